@@ -1,0 +1,150 @@
+"""`Atlas`: the one facade users touch. The CLI (`ohara ...`) mirrors it one to one."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import UsageError
+from .records import FileOutcome, IngestReport, Problem
+from .settings import Settings
+from .store.protocol import GraphStore
+
+
+def open_store(location: str, settings: Settings) -> GraphStore:
+    """SQLite for a directory; ArangoDB for an `arangodb://` / `http(s)://` URL."""
+    if location.startswith(("arangodb://", "arango://", "http://", "https://")):
+        from .store.arango import ArangoStore  # noqa: PLC0415 - optional extra
+
+        return ArangoStore.from_url(location, evergreen_threshold=settings.similar_to_evergreen_threshold)
+    from .store.sqlite import SqliteStore  # noqa: PLC0415
+
+    return SqliteStore(location, evergreen_threshold=settings.similar_to_evergreen_threshold)
+
+
+class Atlas:
+    """A Space-Time Graph of documents: ingest, query, answer, inspect."""
+
+    def __init__(self, store: GraphStore, settings: Settings):
+        self.store = store
+        self.settings = settings
+        self._ingestor: Any = None
+        self._engine: Any = None
+
+    # ------------------------------------------------------------------ lifecycle
+    @classmethod
+    def open(cls, location: str | Path | None = None, settings: Settings | None = None, **overrides: Any) -> "Atlas":
+        """Open (or create) the atlas at `location` (default `OHARA_ATLAS`, else `./atlas`)."""
+        settings = (settings or Settings.from_env()).override(**overrides)
+        location = str(location) if location is not None else settings.atlas
+        settings = settings.override(atlas=location)
+        return cls(open_store(location, settings), settings)
+
+    @property
+    def location(self) -> str:
+        return self.store.location
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "Atlas":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Atlas({self.location!r})"
+
+    # ------------------------------------------------------------------ ingest
+    @property
+    def ingestor(self) -> Any:
+        if self._ingestor is None:
+            from .ingest.factory import make_ingestor  # noqa: PLC0415
+
+            self._ingestor = make_ingestor(self.store, self.settings)
+        return self._ingestor
+
+    def ingest(self, paths: str | Path | Iterable[str | Path], *, force: bool = False, progress: bool = True,
+               on_outcome: Any = None) -> IngestReport:
+        """Ingest files and directories (recursively); returns one outcome per file."""
+        if isinstance(paths, (str, Path)):
+            paths = [paths]
+        report = self.ingestor.ingest(paths, force=force, progress=progress, on_outcome=on_outcome)
+        self._after_write()
+        return report
+
+    def ingest_text(self, text: str, *, title: str, source_id: str, metadata: dict[str, Any] | None = None,
+                    force: bool = False) -> FileOutcome:
+        """Ingest Markdown without a file (evaluation corpora, notebooks)."""
+        outcome = self.ingestor.ingest_text(text, title=title, source_id=source_id, metadata=metadata, force=force)
+        self._after_write()
+        return outcome
+
+    def remove(self, document_ids: Iterable[str]) -> int:
+        """Delete documents with their nodes and edges; returns how many existed."""
+        n = sum(self.store.delete_document(d if d.startswith("documents/") else "documents/" + d)
+                for d in document_ids)
+        self._after_write()
+        return n
+
+    def _after_write(self) -> None:
+        if self._engine is not None:
+            self._engine.invalidate()
+
+    # ------------------------------------------------------------------ inspect
+    def stats(self) -> dict[str, Any]:
+        """Counts of nodes and edges by relation, partial and needs-review documents."""
+        out = self.store.stats()
+        usage = self.store.get_meta("llm_usage")
+        if usage:
+            out["llm_usage"] = usage
+        return out
+
+    def check(self) -> list[Problem]:
+        """Integrity problems (empty when the atlas is sound)."""
+        return self.store.check()
+
+    def documents(self) -> list[Any]:
+        return self.store.list_documents()
+
+    # ------------------------------------------------------------------ retrieval
+    @property
+    def engine(self) -> Any:
+        if self._engine is None:
+            from .retrieval.engine import Engine  # noqa: PLC0415
+
+            self._engine = Engine(self.store, self.settings)
+        return self._engine
+
+    def query(self, text: str, **overrides: Any) -> Any:
+        """Retrieve with every phase; returns a `RetrievalResult` whose hits explain themselves."""
+        return self.engine.query(text, **overrides)
+
+    def answer(self, question: str, **overrides: Any) -> Any:
+        """Answer from the Principal tier with `[n]` citations, or say the evidence is insufficient."""
+        from .modes.answer import answer  # noqa: PLC0415
+
+        return answer(self, question, **overrides)
+
+    def feedback(self, query: str, node_id: str, rank: int | None, signal: str) -> None:
+        """Store a thumbs up/down on a result (`signal` = positive | negative)."""
+        if signal not in ("positive", "negative"):
+            raise UsageError(f"signal must be 'positive' or 'negative', got {signal!r}")
+        qhash = hashlib.sha256(query.strip().lower().encode("utf-8")).hexdigest()[:32]
+        self.store.add_feedback(query, qhash, node_id, rank, signal)
+
+    def embed(self, *, embedder: str | None = None, progress: bool = True) -> dict[str, Any]:
+        """Backfill vectors for nodes that have none for the configured embedder."""
+        from .embed.backfill import backfill  # noqa: PLC0415
+
+        out = backfill(self.store, self.settings.override(**({"embedder": embedder} if embedder else {})),
+                       progress=progress)
+        self._after_write()
+        return out
+
+    def export_wiki(self, directory: str | Path) -> dict[str, int]:
+        """Write a Markdown wiki (documents, sections, entities) for Obsidian/Quartz."""
+        from .wiki import export_wiki  # noqa: PLC0415
+
+        return export_wiki(self.store, Path(directory))

@@ -1,0 +1,254 @@
+"""`ohara`: the command line, a one-to-one mirror of `ohara_lab.Atlas`.
+
+Named errors are turned into one line on stderr and an exit code here, once:
+0 success, 1 a failure of the work (a file failed, the atlas has problems),
+2 a usage error.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from functools import wraps
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from .errors import OharaError
+from .settings import Settings
+
+ATLAS_HELP = "atlas directory or arangodb:// URL (default: $OHARA_ATLAS or ./atlas)"
+
+
+def _fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except OharaError as e:
+            click.echo(f"ohara: error: {e}", err=True)
+            sys.exit(e.exit_code)
+
+    return wrapper
+
+
+def _open(atlas: str | None, **overrides: Any):  # type: ignore[no-untyped-def]
+    from .atlas import Atlas  # noqa: PLC0415
+
+    return Atlas.open(atlas, Settings.from_env(), **overrides)
+
+
+def _print_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="ohara-lab")
+def main() -> None:
+    """ohara-lab: auditable retrieval over a Space-Time Graph of documents."""
+
+
+# ---------------------------------------------------------------------- ingest
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--atlas", help=ATLAS_HELP)
+@click.option("--force", is_flag=True, help="rebuild documents that are already ingested")
+@click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
+@_fail_cleanly
+def ingest(paths: tuple[Path, ...], atlas: str | None, force: bool, as_json: bool) -> None:
+    """Ingest files and directories (recursively) into the atlas."""
+    with _open(atlas) as a:
+        def line(o: Any) -> None:
+            if not as_json:
+                detail = f": {o.reason}" if o.reason else ""
+                counts = "" if o.status == "failed" or not o.counts else \
+                    f" ({o.counts.get('paragraphs', 0)} paragraphs, {o.counts.get('entities', 0)} entities)"
+                click.echo(f"{o.status:<9} {o.path}{counts}{detail}", err=o.status == "failed")
+
+        report = a.ingest(list(paths), force=force, progress=not as_json, on_outcome=line)
+        if as_json:
+            _print_json({"outcomes": [o.to_dict() for o in report.outcomes], "counts": report.counts()})
+        else:
+            click.echo(", ".join(f"{n} {k}" for k, n in sorted(report.counts().items())) or "nothing to ingest")
+    sys.exit(0 if report.ok else 1)
+
+
+@main.command()
+@click.option("--atlas", help=ATLAS_HELP)
+@click.option("--json", "as_json", is_flag=True, help="print JSON")
+@_fail_cleanly
+def stats(atlas: str | None, as_json: bool) -> None:
+    """Counts of documents, nodes, entities and edges by relation."""
+    with _open(atlas) as a:
+        data = a.stats()
+    if as_json:
+        _print_json(data)
+        return
+    for key, value in data.items():
+        if isinstance(value, dict):
+            click.echo(f"{key}:")
+            for k, v in value.items():
+                click.echo(f"  {k:<14} {v}")
+        else:
+            click.echo(f"{key:<18} {value}")
+
+
+@main.command()
+@click.option("--atlas", help=ATLAS_HELP)
+@click.option("--json", "as_json", is_flag=True, help="print JSON")
+@_fail_cleanly
+def check(atlas: str | None, as_json: bool) -> None:
+    """Integrity check: edges, memberships, full-text index, duplicates. Exit 1 on errors."""
+    with _open(atlas) as a:
+        problems = a.check()
+    errors = [p for p in problems if p.severity == "error"]
+    if as_json:
+        _print_json([p.to_dict() for p in problems])
+    else:
+        for p in problems:
+            click.echo(f"{p.severity:<8} {p.code:<22} {p.detail}")
+        click.echo("atlas is sound" if not errors else f"{len(errors)} problem(s)")
+    sys.exit(1 if errors else 0)
+
+
+@main.command(name="ls")
+@click.option("--atlas", help=ATLAS_HELP)
+@click.option("--json", "as_json", is_flag=True, help="print JSON")
+@_fail_cleanly
+def list_documents(atlas: str | None, as_json: bool) -> None:
+    """List the atlas's documents."""
+    with _open(atlas) as a:
+        docs = a.documents()
+    if as_json:
+        _print_json([{"id": d.id, "title": d.title, "published_date": d.published_date,
+                      "status": d.ingestion_status, "source_file": d.source_file} for d in docs])
+        return
+    for d in docs:
+        click.echo(f"{d.id:<32} {d.published_date or '----':<10} {d.ingestion_status:<8} {d.title}")
+
+
+@main.command(name="rm")
+@click.argument("document_ids", nargs=-1, required=True)
+@click.option("--atlas", help=ATLAS_HELP)
+@_fail_cleanly
+def remove(document_ids: tuple[str, ...], atlas: str | None) -> None:
+    """Delete documents with all their nodes and edges."""
+    with _open(atlas) as a:
+        n = a.remove(document_ids)
+    click.echo(f"removed {n} document(s)")
+    sys.exit(0 if n == len(document_ids) else 1)
+
+
+@main.command()
+@click.option("--atlas", default="./demo-atlas", show_default=True, help="where the demo atlas is built")
+@click.option("--query", "query_text", default="Which licence versions replaced the earlier ones, and when?",
+              show_default=True, help="the question the demo asks")
+@_fail_cleanly
+def demo(atlas: str, query_text: str) -> None:
+    """Ingest the documents ohara-lab ships, ask one question, print the tiers."""
+    from .demo import run_demo  # noqa: PLC0415
+
+    sys.exit(run_demo(atlas, query_text, echo=click.echo))
+
+
+@main.command(name="settings")
+@click.option("--json", "as_json", is_flag=True, help="print JSON")
+def show_settings(as_json: bool) -> None:
+    """Every setting: environment variable, current value, help."""
+    from .settings import describe  # noqa: PLC0415
+
+    current = Settings.from_env().to_dict()
+    if as_json:
+        _print_json(current)
+        return
+    for name, env, _default, help_text in describe():
+        click.echo(f"{env:<38} {str(current[name]):<24} {help_text}")
+
+
+# ---------------------------------------------------------------------- retrieval
+
+
+def _weights(pairs: tuple[str, ...]) -> dict[str, float]:
+    """--weight NAME=VALUE pairs -> settings overrides (bm25, sumo, entity_pivot, struct, cross_doc, vector, temporal)."""
+    out: dict[str, float] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep:
+            raise click.BadParameter(f"expected NAME=VALUE, got {pair!r}", param_hint="--weight")
+        field = name.strip().lower().replace("-", "_")
+        field = field if field.endswith("_weight") else field + "_weight"
+        try:
+            out[field] = float(value)
+        except ValueError:
+            raise click.BadParameter(f"{name}: {value!r} is not a number", param_hint="--weight") from None
+    return out
+
+
+@main.command()
+@click.argument("text")
+@click.option("--atlas", help=ATLAS_HELP)
+@click.option("--tiers", "show_tiers", is_flag=True, help="show Principal / Integrity / Explorer with provenance")
+@click.option("--verbose", is_flag=True, help="show each result's phase contributions")
+@click.option("--json", "as_json", is_flag=True, help="print RetrievalResult.to_dict() as JSON")
+@click.option("--limit", type=int, default=None, help="results to return (default: OHARA_RESULT_LIMIT)")
+@click.option("--weight", "weights", multiple=True, metavar="NAME=VALUE", help="fusion weight override (repeatable)")
+@click.option("--embedder", default=None, help="embedder for the query vector (must match the atlas)")
+@_fail_cleanly
+def query(text: str, atlas: str | None, show_tiers: bool, verbose: bool, as_json: bool, limit: int | None,
+          weights: tuple[str, ...], embedder: str | None) -> None:
+    """Retrieve with every phase and show why each result was found."""
+    from .render import render_results, render_tiers  # noqa: PLC0415
+
+    overrides: dict[str, Any] = _weights(weights)
+    if limit is not None:
+        overrides["result_limit"] = limit
+    if embedder:
+        overrides["embedder"] = embedder
+    with _open(atlas) as a:
+        result = a.query(text, **overrides)
+    if as_json:
+        _print_json(result.to_dict())
+    elif show_tiers:
+        click.echo(render_tiers(result))
+    else:
+        click.echo(render_results(result, verbose=verbose))
+
+
+@main.command()
+@click.option("--atlas", help=ATLAS_HELP)
+@click.option("--embedder", default=None, help="auto | minilm | wordllama | gemini (default: OHARA_EMBEDDER)")
+@_fail_cleanly
+def embed(atlas: str | None, embedder: str | None) -> None:
+    """Backfill vectors for nodes that have none for the embedder."""
+    with _open(atlas) as a:
+        out = a.embed(embedder=embedder)
+    click.echo(f"{out['embedded']} node(s) embedded with {out['model']}")
+
+
+# ---------------------------------------------------------------------- ontology
+
+
+@main.group()
+def ontology() -> None:
+    """Build and inspect the SUMO ontology files."""
+
+
+@ontology.command(name="build")
+@click.option("--owl", required=True, type=click.Path(exists=True, path_type=Path), help="SUMO.owl or SUMO.owl.zip")
+@click.option("--wordnet", default="/usr/share/wordnet", show_default=True, type=click.Path(path_type=Path),
+              help="WordNet 3.0 data directory (Debian: wordnet-base + wordnet-sense-index)")
+@click.option("--out", type=click.Path(path_type=Path), default=None, help="output directory (default: ontology/)")
+@_fail_cleanly
+def ontology_build(owl: Path, wordnet: Path, out: Path | None) -> None:
+    """Derive the tag index, hierarchy, lexicon and categories from SUMO.owl and WordNet."""
+    from .ontology.build import build_ontology  # noqa: PLC0415
+
+    kwargs = {"out_dir": out} if out else {}
+    report = build_ontology(owl, wordnet, **kwargs)
+    _print_json(report.to_dict() if hasattr(report, "to_dict") else vars(report))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

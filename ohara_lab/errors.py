@@ -1,0 +1,60 @@
+"""Named errors that carry their data.
+
+They are raised deep and turned into one clear line (and an exit code) once, at
+the CLI edge (`ohara_lab.cli`).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class OharaError(Exception):
+    """Base of every error ohara-lab raises on purpose."""
+
+    exit_code = 1
+
+
+class SettingsError(OharaError):
+    """A setting has an unknown name or a value of the wrong kind."""
+
+    exit_code = 2
+
+
+class UsageError(OharaError):
+    """The caller asked for something that cannot be done as asked."""
+
+    exit_code = 2
+
+
+class IngestError(OharaError):
+    """A file could not be ingested; the atlas is unchanged."""
+
+    def __init__(self, path: str | Path, reason: str):
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
+class ParseError(IngestError):
+    """A file could not be turned into Markdown (corrupt, empty, mislabelled, unsupported)."""
+
+
+class StoreError(OharaError):
+    """The graph store refused an operation or is unreachable."""
+
+
+class EmbeddingError(OharaError):
+    """Vectors are missing, or were made by another model than the one asked for."""
+
+
+class LLMError(OharaError):
+    """An LLM call failed after its retries, or returned JSON that violates its schema."""
+
+    def __init__(self, prompt: str, reason: str):
+        self.prompt = prompt
+        self.reason = reason
+        super().__init__(f"LLM prompt {prompt!r}: {reason}")
+
+
+class OntologyError(OharaError):
+    """The SUMO ontology files are missing or could not be built."""

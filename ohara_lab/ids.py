@@ -1,0 +1,79 @@
+"""Identifiers: content hashes, node ids, slugs.
+
+Ids are derived from content, never from counters or clocks, so re-ingesting the
+same file produces the same ids and the store's uniqueness rules make it a no-op.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from pathlib import Path
+
+COLLECTIONS = ("documents", "sections", "paragraphs", "tables", "entities")
+
+
+def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(chunk), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def document_key(file_hash: str) -> str:
+    """A document's key: the first 20 hex digits of its file hash (80 bits)."""
+    return file_hash[:20]
+
+
+def node_id(collection: str, key: str) -> str:
+    """`collection/key`, the id format shared by every store."""
+    return f"{collection}/{key}"
+
+
+def split_id(nid: str) -> tuple[str, str]:
+    collection, _, key = nid.partition("/")
+    return collection, key
+
+
+def child_key(doc_key: str, position: int) -> str:
+    """Key of the node at reading-order `position` inside a document."""
+    return f"{doc_key}-{position:05d}"
+
+
+def _ascii_fold(text: str) -> str:
+    folded = unicodedata.normalize("NFKD", text)
+    folded = folded.replace("đ", "d").replace("Đ", "D").replace("ß", "ss")
+    return "".join(c for c in folded if not unicodedata.combining(c))
+
+
+def slugify(text: str) -> str:
+    """Lowercase, runs of anything but [a-z0-9] become '-', trimmed.
+
+    Accented letters are folded to ASCII first ("Hà Nội" -> "ha-noi"); a name with
+    no ASCII letters or digits at all gets a stable hash slug instead of an empty one
+    (the original silently failed on those).
+    """
+    slug = re.sub(r"[^a-z0-9]+", "-", _ascii_fold(text).lower()).strip("-")
+    if not slug:
+        slug = "u-" + hashlib.sha1(text.strip().encode("utf-8")).hexdigest()[:10]
+    return slug
+
+
+def norm_key(text: str) -> str:
+    """Lowercase with everything but [a-z0-9] removed: the entity dedup key."""
+    key = re.sub(r"[^a-z0-9]+", "", _ascii_fold(text).lower())
+    return key or slugify(text)
+
+
+def wiki_slug(text: str) -> str:
+    """Slug for wiki file names: lowercase, spaces to '-', non-word dropped, '--' collapsed."""
+    s = _ascii_fold(text).strip().lower().replace(" ", "-")
+    s = re.sub(r"[^\w-]", "", s)
+    s = re.sub(r"-{2,}", "-", s).strip("-")
+    return s or "untitled"

@@ -1,0 +1,44 @@
+"""Document rollup (spec §2.10-5): tags, entities and a one-sentence description."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from ..records import Document
+from .transform import Structure
+
+DESCRIPTION_WORDS = 25
+DESCRIPTION_CHARS = 200
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+
+def rollup(document: Document, structure: Structure) -> None:
+    """Frequency-ordered tags (index 0 = dominant) and entities, entity count, description."""
+    nodes = [*structure.paragraphs, *structure.tables]
+    tags: Counter[str] = Counter()
+    ents: Counter[str] = Counter()
+    first_seen: dict[str, int] = {}
+    for pos, node in enumerate(nodes):
+        tags.update(set(node.sumo_tags))
+        ents.update(set(node.entity_slugs))
+        for t in [*node.sumo_tags, *node.entity_slugs]:
+            first_seen.setdefault(t, pos)
+    order = lambda c: sorted(c, key=lambda t: (-c[t], first_seen[t], t))  # noqa: E731
+    document.sumo_tags = order(tags)
+    document.entity_slugs = order(ents)
+    document.entity_count = len(ents)
+    if not document.description:
+        document.description = describe(structure)
+
+
+def describe(structure: Structure) -> str:
+    """First sentence of the first substantial body paragraph, at most 25 words / 200 chars."""
+    candidates = [p for p in structure.paragraphs if p.node_type in ("Paragraph", "Abstract") and len(p.content) > 80]
+    body = [p for p in candidates if p.part == "body_matter" or p.node_type == "Abstract"] or candidates
+    if not body:
+        return ""
+    sentence = _SENTENCE_END.split(body[0].content.strip(), maxsplit=1)[0]
+    words = sentence.split()
+    if len(words) > DESCRIPTION_WORDS:
+        sentence = " ".join(words[:DESCRIPTION_WORDS]) + "…"
+    return sentence[:DESCRIPTION_CHARS]

@@ -1,0 +1,289 @@
+"""Record types of the Space-Time Graph and of ingest.
+
+Field names follow the original system's data model (spec §1) so its users find
+what they expect; ids are `collection/key` strings in every store.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+ENTITY_TYPES = ("PERSON", "ORG", "LOCATION", "DATE", "TECH", "AMOUNT", "EVENT", "CONCEPT")
+DECAY_CLASSES = ("EVERGREEN", "SCHOLARLY", "CURRENT", "EPHEMERAL")
+GRANULARITIES = ("day", "month", "year", "decade", "century")
+SECTION_TYPES = ("Part", "Chapter", "Section", "Subsection")
+TEXT_NODE_TYPES = (
+    "Paragraph", "ListItem", "Figure", "Table", "Title", "Abstract", "Preface", "Foreword",
+    "Appendix", "Glossary", "Index", "Authors", "Bibliography", "Code",
+)
+PARTS = ("front_matter", "body_matter", "back_matter")
+
+# Edge relations. The first seven are the paper's core relations.
+RELATIONS = (
+    "HAS_CHILD", "NEXT_SIBLING", "BELONGS_TO", "MENTIONS", "RELATED_TO", "SIMILAR_TO", "TOC_REF",
+    "NEXT_PARA", "ADJACENT_TO", "CONTRADICTS", "PRECEDES",
+)
+
+
+class Record:
+    """Mixin: plain-dict view of a dataclass record."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- ingest inputs
+
+
+@dataclass
+class ParsedDocument(Record):
+    """A file turned into Markdown, with what the parser learnt on the way."""
+
+    path: str
+    markdown: str
+    parser: str  # e.g. "markdown", "pypdfium2+pypdf-outline", "mammoth"
+    title: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)  # authors, date, language, ...
+    page_count: int | None = None
+
+
+@dataclass
+class Chunk(Record):
+    """A heading- and size-aware slice of a document's Markdown (spec §2.5)."""
+
+    index: int
+    text: str
+    heading: str | None = None
+    heading_level: int | None = None
+    start_page: int = 1
+    end_page: int = 1
+    page_source: str = "virtual"  # physical | virtual
+    line_pages: list[int] = field(default_factory=list)  # page of every line of `text`
+
+
+@dataclass
+class Mention(Record):
+    """A candidate entity found in one node, before the atlas-level merge."""
+
+    name: str
+    type: str
+    canonical: str = ""
+    confidence: float = 1.0
+    context: str = ""
+    aliases: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.canonical:
+            self.canonical = self.name
+
+
+@dataclass
+class Temporal(Record):
+    """Document-level time: publication, coverage, granularity, decay class (spec §1.1)."""
+
+    published_date: str | None = None  # YYYY-MM-DD | YYYY-MM | YYYY
+    coverage_start: str | None = None
+    coverage_end: str | None = None
+    granularity: str = "year"
+    confidence: float = 0.0
+    decay_class: str = "SCHOLARLY"
+    source: str = "none"  # metadata | text | filename | none
+
+
+# --------------------------------------------------------------------------- graph nodes
+
+
+@dataclass
+class Document(Record):
+    id: str
+    title: str
+    source_file: str
+    file_hash: str
+    origin_path: str = ""
+    file_size: int = 0
+    parser_engine: str = ""
+    upload_time: str = ""
+    published_date: str | None = None
+    temporal_coverage_start: str | None = None
+    temporal_coverage_end: str | None = None
+    temporal_granularity: str = "year"
+    temporal_confidence: float = 0.0
+    temporal_needs_review: bool = False
+    decay_class: str = "SCHOLARLY"
+    effective_decay_class: str = "SCHOLARLY"
+    similar_to_indegree: int = 0
+    toc_source: str | None = None
+    toc_entries: list[dict[str, Any]] = field(default_factory=list)
+    glossary_entries: list[dict[str, Any]] = field(default_factory=list)
+    ingestion_status: str = "complete"  # complete | partial | failed
+    ingestion_error: str | None = None
+    total_chunks: int = 0
+    completed_chunks: int = 0
+    structure_needs_review: bool = False
+    sumo_tags: list[str] = field(default_factory=list)
+    entity_slugs: list[str] = field(default_factory=list)
+    entity_count: int = 0
+    description: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)  # authors, journal, doi, extractor, ...
+    token_usage: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return self.id.split("/", 1)[1]
+
+
+@dataclass
+class Section(Record):
+    id: str
+    document_id: str
+    title: str
+    level: int
+    node_type: str = "Section"
+    page: int | None = None
+    page_source: str = "virtual"
+    parent_section_id: str | None = None
+    doc_position: int = 0
+    part: str = "body_matter"
+    summary: str | None = None
+    sumo_tags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Paragraph(Record):
+    """Every text-like node: Paragraph, ListItem, Figure, Abstract, Authors, Bibliography, ..."""
+
+    id: str
+    document_id: str
+    content: str
+    section_id: str | None = None
+    node_type: str = "Paragraph"
+    part: str = "body_matter"
+    page: int | None = None
+    page_source: str = "virtual"
+    doc_position: int = 0
+    sumo_tags: list[str] = field(default_factory=list)
+    sumo_candidate_tags_raw: list[str] = field(default_factory=list)
+    sumo_resolved_map: dict[str, str] = field(default_factory=dict)
+    entity_slugs: list[str] = field(default_factory=list)
+    entity_types: list[str] = field(default_factory=list)
+    contextual_prefix: str | None = None
+    is_latex: bool = False
+    llm_pending: bool = False
+    llm_error: str | None = None
+
+
+@dataclass
+class Table(Record):
+    id: str
+    document_id: str
+    matrix_data: list[list[str]]
+    markdown_representation: str
+    section_id: str | None = None
+    node_type: str = "Table"
+    caption: str | None = None
+    part: str = "body_matter"
+    page: int | None = None
+    doc_position: int = 0
+    sumo_tags: list[str] = field(default_factory=list)
+    entity_slugs: list[str] = field(default_factory=list)
+    entity_types: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Entity(Record):
+    id: str
+    slug: str
+    name: str
+    norm_key: str
+    type: str
+    aliases: list[str] = field(default_factory=list)
+    description: str | None = None
+    document_ids: list[str] = field(default_factory=list)
+    mention_count: int = 0
+    first_seen: str = ""
+
+
+@dataclass
+class Edge(Record):
+    from_id: str
+    to_id: str
+    relation: str
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class DocumentGraph(Record):
+    """Everything one document contributes to the atlas, written in one transaction.
+
+    `entities` holds the entities its nodes mention (merged into the atlas by
+    slug/norm_key on write); `edges` holds only edges internal to the document
+    (structure, MENTIONS, TOC_REF). RELATED_TO counts and SIMILAR_TO links are
+    derived by the store inside the same transaction.
+    """
+
+    document: Document
+    sections: list[Section] = field(default_factory=list)
+    paragraphs: list[Paragraph] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    entities: list[Entity] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
+    vectors: dict[str, Any] = field(default_factory=dict)  # node id -> float32 vector
+    vector_model: str | None = None
+
+    def node_ids(self) -> list[str]:
+        ids = [self.document.id]
+        ids += [s.id for s in self.sections]
+        ids += [p.id for p in self.paragraphs]
+        ids += [t.id for t in self.tables]
+        return ids
+
+
+# --------------------------------------------------------------------------- outcomes
+
+
+@dataclass
+class FileOutcome(Record):
+    """What happened to one input file."""
+
+    path: str
+    status: str  # ingested | skipped | completed | replaced | failed
+    document_id: str | None = None
+    reason: str | None = None
+    counts: dict[str, int] = field(default_factory=dict)
+    timings_s: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class IngestReport(Record):
+    outcomes: list[FileOutcome] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[FileOutcome]:
+        return [o for o in self.outcomes if o.status == "failed"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for o in self.outcomes:
+            out[o.status] = out.get(o.status, 0) + 1
+        return out
+
+    def timings(self) -> dict[str, float]:
+        """Seconds per ingest stage, summed over files."""
+        total: dict[str, float] = {}
+        for o in self.outcomes:
+            for stage, secs in o.timings_s.items():
+                total[stage] = total.get(stage, 0.0) + secs
+        return total
+
+
+@dataclass
+class Problem(Record):
+    """One finding of `atlas.check()`."""
+
+    code: str  # DANGLING_EDGE, ORPHANED_NODE, FTS_MISMATCH, DUPLICATE_EDGE, ...
+    severity: str  # error | warning
+    detail: str

@@ -1,0 +1,75 @@
+"""Plain-text views of retrieval results for the terminal (`ohara query`, `ohara demo`)."""
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+WIDTH = 100
+
+
+def _snippet(text: str, n: int = 220) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _where(view: Any) -> str:
+    if view is None:
+        return ""
+    parts = [view.document_title or view.document_id, *view.section_path]
+    page = f", p. {view.page}" if view.page else ""
+    return " › ".join(p for p in parts if p) + page
+
+
+def _provenance(f: Any) -> str:
+    bits = [f"{c.phase} {c.score:.2f}" for c in f.contributions if c.score > 0]
+    if f.temporal:
+        bits.append(f"temporal +{f.temporal:.2f}")
+    return ", ".join(bits)
+
+
+def render_results(result: Any, verbose: bool = False) -> str:
+    lines = []
+    for rank, f in enumerate(result.results, start=1):
+        view = result.views.get(f.id)
+        lines.append(f"{rank:>2}. [{f.score:.3f}] {_where(view)}")
+        lines.append(textwrap.indent(textwrap.fill(_snippet(view.content if view else f.id), WIDTH - 6), "      "))
+        if verbose:
+            lines.append(f"      ← {_provenance(f)}")
+    return "\n".join(lines) or "no results"
+
+
+def render_tiers(result: Any) -> str:
+    t = result.tiers
+    q = result.query
+    lines = [f"mode {q.mode} · intent {q.temporal_intent} · SUMO hints {', '.join(q.sumo_hints) or '-'}"
+             f" · entity hints {', '.join(e['slug'] for e in q.entity_hints) or '-'}"]
+    if result.skipped:
+        lines.append("skipped: " + "; ".join(f"{k} ({v})" for k, v in result.skipped.items()))
+    lines.append("")
+    if not t.principal:
+        lines.append("PRINCIPAL — none: not enough corroborated evidence (no node is supported by two signal "
+                     "families above the score floor). The engine abstains.")
+    else:
+        lines.append(f"PRINCIPAL — {len(t.principal)} corroborated node(s), score floor {t.floor:.3f}")
+        for i, f in enumerate(t.principal, start=1):
+            view = result.views.get(f.id)
+            lines.append(f" [{i}] {f.score:.3f}  {_where(view)}")
+            lines.append(textwrap.indent(textwrap.fill(_snippet(view.content if view else f.id), WIDTH - 8), "        "))
+            lines.append(f"        provenance: {_provenance(f)}")
+    extra = [i for i in t.integrity if i.get("role") != "principal"]
+    flagged = [i for i in t.integrity if i.get("integrity_flags")]
+    lines.append("")
+    lines.append(f"INTEGRITY — {len(t.integrity)} item(s): {len(t.principal)} principal + {len(extra)} supporting")
+    for item in extra[:8]:
+        view = result.views.get(item["id"])
+        lines.append(f"  · {item['sources'][0]:<17} {_where(view)}")
+    for item in flagged:
+        lines.append(f"  ! contradicted: {item['id']} — {_snippet(item.get('contradiction_note') or '', 160)}")
+    lines.append("")
+    lines.append(f"EXPLORER — {len(t.explorer)} frontier document(s), stopped: {t.stopped_reason}")
+    for x in t.explorer[:5]:
+        title = result.views[x.document_id].document_title if x.document_id in result.views else x.document_id
+        lines.append(f"  → {x.score:.3f} {title} ({x.hops} hop): {x.edge_verb or ''} — {_snippet(x.edge_summary or '', 140)}")
+    for gap in t.knowledge_gaps[:5]:
+        lines.append(f"  ? knowledge gap: {gap['entity_name']} — {gap['hint']}")
+    return "\n".join(lines)

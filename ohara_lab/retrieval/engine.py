@@ -1,0 +1,207 @@
+"""The retrieval engine: phase 0 → 1 → 1b → {2, 1c, 1d} → 0b → 3 → fusion →
+temporal prior → tiers (spec §3 "Order"). Graph phases re-score nodes other phases
+found (many-angle corroboration, H1) unless `many_angle=False`."""
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+from ..errors import EmbeddingError
+from ..settings import Settings
+from .fingerprint import offline_fingerprint
+from .fusion import fuse, phase_weights
+from .hits import Fused, Hit
+from .phases.bm25 import bm25
+from .phases.crossdoc import cross_doc
+from .phases.entity_pivot import entity_pivot
+from .phases.structural import structural
+from .phases.sumo import sumo
+from .phases.toc import lexical_selector, toc_guidance
+from .phases.vector import vector
+from .query import parse_query
+from .result import NodeView, RetrievalResult
+from .state import QueryState
+from .temporal import apply_prior, reference_day
+from .tiers import Tiers, explorer, integrity, is_corroborated, knowledge_gaps, principal, score_floor
+
+
+class Engine:
+    """Runs queries against one store; keeps the ontology and embedder loaded between queries."""
+
+    def __init__(self, store: Any, settings: Settings):
+        self.store = store
+        self.settings = settings
+        self._ontology: Any = None
+        self._embedders: dict[str, Any] = {}
+        # Hooks the LLM layer installs (fingerprint 0a, TOC selector 0b); offline by default.
+        self.fingerprint: Callable[..., None] | None = None
+        self.toc_selector: Callable[[str, list[dict[str, Any]]], list[str]] = lexical_selector
+
+    def invalidate(self) -> None:
+        """Forget per-atlas caches after a write."""
+
+    @property
+    def ontology(self) -> Any:
+        if self._ontology is None:
+            from ..ontology import load_ontology  # noqa: PLC0415
+
+            self._ontology = load_ontology()
+        return self._ontology
+
+    # ------------------------------------------------------------------ query
+    def query(self, text: str, **overrides: Any) -> RetrievalResult:
+        settings = self.settings.override(**overrides)
+        timings: dict[str, float] = {}
+        clock = _Clock(timings)
+        with clock("phase0"):
+            state = QueryState(parse_query(text), settings)
+            offline_fingerprint(state.query, self.store, self.ontology)
+            if self.fingerprint is not None:
+                self.fingerprint(state.query, settings)
+        self._run_phases(state, clock)
+        with clock("fusion"):
+            weights = phase_weights(settings, state.query.mode)
+            fused = fuse(state.hits, weights, settings.normalize_scores)
+        with clock("temporal"):
+            fused = self._temporal(fused, state, settings)
+        with clock("tiers"):
+            tiers = self._tiers(fused, settings)
+        with clock("views"):
+            views = self._views(fused[: settings.result_limit], tiers)
+        timings["total"] = sum(v for k, v in timings.items())
+        return RetrievalResult(state.query, weights, fused, settings.result_limit, tiers, views, timings,
+                               dict(state.skipped), settings.to_dict())
+
+    def _run_phases(self, state: QueryState, clock: "_Clock") -> None:
+        s, store = state.settings, self.store
+        with clock("bm25"):
+            state.hits["fulltext"] = bm25(state, store, s)
+        with clock("sumo"):
+            state.hits["sumo"] = sumo(state, store, s, self.ontology)
+        with clock("entity_pivot"):
+            state.hits["entity_pivot"] = entity_pivot(state, store, s)
+        with clock("cross_doc"):
+            state.hits["cross_doc_edge"] = cross_doc(state, store, s)
+        with clock("vector"):
+            state.hits["vector"] = self._vector(state)
+        with clock("toc"):
+            state.toc_sections = toc_guidance(state, store, s, self.toc_selector)
+        with clock("structural"):
+            state.hits["structural"] = structural(state, store, s)
+
+    # ------------------------------------------------------------------ vectors
+    def _vector(self, state: QueryState) -> list[Hit]:
+        s = state.settings
+        if s.vector_weight == 0:
+            state.skipped["vector"] = "vector weight is 0"
+            return []
+        models = self.store.vector_models()
+        if not models:
+            state.skipped["vector"] = "the atlas has no vectors (run `ohara embed`)"
+            return []
+        embedder, why = self._query_embedder(s, models)
+        if embedder is None:
+            state.skipped["vector"] = why
+            return []
+        state.query_vector = embedder.embed([state.query.raw[:2000]], "query")[0]
+        state.query_vector_model = embedder.model
+        return vector(state, self.store, s)
+
+    def _query_embedder(self, s: Settings, models: dict[str, int]) -> tuple[Any, str]:
+        """The embedder whose vectors the atlas holds; asking for another model is an error."""
+        from ..embed.registry import available, get_embedder, resolve_name  # noqa: PLC0415
+
+        atlas_model = max(models, key=lambda m: models[m])
+        family = atlas_model.split(":", 1)[0]
+        wanted = resolve_name(s.embedder) if s.embedder != "auto" else family
+        if wanted == "none":
+            return None, "embedder is 'none'"
+        if wanted != family:
+            raise EmbeddingError(
+                f"the atlas's vectors were made by {atlas_model}, but OHARA_EMBEDDER={s.embedder} asks for "
+                f"{wanted}: run `ohara embed --embedder {wanted}` to re-embed, or query with --embedder {family}")
+        if family != "gemini" and not available(family):
+            return None, f"embedder {family!r} is not installed (pip install 'ohara-lab[dense]')"
+        key = family
+        if key not in self._embedders:
+            self._embedders[key] = get_embedder(family, s.embed_batch_size, s)
+        embedder = self._embedders[key]
+        if embedder.model != atlas_model:
+            raise EmbeddingError(f"the atlas's vectors were made by {atlas_model}, the installed embedder makes "
+                                 f"{embedder.model}: run `ohara embed` to re-embed")
+        return embedder, ""
+
+    # ------------------------------------------------------------------ temporal and tiers
+    def _temporal(self, fused: list[Fused], state: QueryState, s: Settings) -> list[Fused]:
+        intent = state.query.temporal_intent
+        if intent in ("none", "ordering") or s.temporal_weight <= 0:
+            return fused
+        floor = score_floor([f.score for f in fused], s.principal_score_pctl)
+        protected = {f.id for f in fused if f.score >= floor and is_corroborated(f, s)}
+        docs = self.store.get_nodes({f.document_id for f in fused if f.document_id})
+        return apply_prior(fused, docs, intent, state.query.date_range, s, protected, reference_day(s))
+
+    def _tiers(self, fused: list[Fused], s: Settings) -> Tiers:
+        chosen, floor = principal(fused, s)
+        items = integrity(chosen, fused, self.store, s)
+        seen = {f.id for f in fused} | {i["id"] for i in items}
+        frontier, reason = explorer(chosen, seen, self.store, s)
+        return Tiers(chosen, items, frontier, reason, knowledge_gaps(chosen, self.store), floor)
+
+    # ------------------------------------------------------------------ views
+    def _views(self, results: list[Fused], tiers: Tiers) -> dict[str, NodeView]:
+        ids = {f.id for f in results} | {f.id for f in tiers.principal} | {i["id"] for i in tiers.integrity}
+        ids |= {x.node_id for x in tiers.explorer if x.node_id}
+        nodes = self.store.get_nodes(ids)
+        doc_ids = {n.get("document_id") for n in nodes.values()} | {x.document_id for x in tiers.explorer}
+        docs = self.store.get_nodes({d for d in doc_ids if d})
+        sections = self._sections({n.get("section_id") for n in nodes.values()} - {None})
+        views = {}
+        for nid, n in nodes.items():
+            doc = docs.get(n.get("document_id"), {})
+            views[nid] = NodeView(
+                id=nid, collection=n["collection"], document_id=n.get("document_id", ""),
+                document_title=doc.get("title", ""), content=_content(n), node_type=n.get("node_type", ""),
+                section_path=_path(n.get("section_id") if n["collection"] != "sections" else nid, sections),
+                page=n.get("page"), sumo_tags=n.get("sumo_tags") or [], entity_slugs=n.get("entity_slugs") or [],
+                published_date=doc.get("published_date"))
+        for did, d in docs.items():
+            views.setdefault(did, NodeView(did, "documents", did, d.get("title", ""), d.get("description", ""),
+                                           "Document", published_date=d.get("published_date")))
+        return views
+
+    def _sections(self, ids: set[str]) -> dict[str, dict[str, Any]]:
+        """The given sections and all their ancestors."""
+        out: dict[str, dict[str, Any]] = {}
+        todo = set(ids)
+        while todo:
+            found = self.store.get_nodes(todo)
+            out.update(found)
+            todo = {s.get("parent_section_id") for s in found.values()} - {None} - set(out)
+        return out
+
+
+def _content(node: dict[str, Any]) -> str:
+    return node.get("content") or node.get("markdown_representation") or node.get("title") or ""
+
+
+def _path(section_id: str | None, sections: dict[str, dict[str, Any]]) -> list[str]:
+    path: list[str] = []
+    while section_id and section_id in sections and len(path) < 12:
+        path.append(sections[section_id].get("title", ""))
+        section_id = sections[section_id].get("parent_section_id")
+    return path[::-1]
+
+
+class _Clock:
+    def __init__(self, timings: dict[str, float]):
+        self.timings = timings
+
+    @contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = self.timings.get(name, 0.0) + (time.perf_counter() - t0) * 1000

@@ -1,0 +1,1 @@
+"""Retrieval phases: plain functions `(state, store, settings) -> list[Hit]`."""

@@ -1,0 +1,22 @@
+"""Phase 2: entity pivot (spec §3.6): nodes mentioning the query's and the top
+BM25 nodes' entities, scored |entity_slugs ∩ slugs| / |slugs|."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...settings import Settings
+from ..hits import Hit
+from ..state import QueryState
+
+
+def entity_pivot(state: QueryState, store: Any, settings: Settings) -> list[Hit]:
+    slugs = state.seed_slugs()
+    if not slugs:
+        return []
+    fetch = state.limit if settings.many_angle else state.limit * 3
+    rows = store.entity_pivot(slugs, fetch)
+    if not settings.many_angle:  # the original scored only nodes no earlier phase had found
+        seen = state.seen()
+        rows = [r for r in rows if r.id not in seen][: state.limit]
+    return [Hit(r.id, r.document_id, "entity_pivot", len(set(r.shared)) / len(slugs), {"shared_entities": r.shared})
+            for r in rows]

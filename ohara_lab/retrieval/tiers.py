@@ -1,0 +1,163 @@
+"""Tiers (spec §3.10): Principal, Integrity, Explorer.
+
+Principal: in fused order, nodes corroborated by at least
+`principal_min_families` distinct signal families (phases that actually added
+to the score — the original counted contributions, so one phase reaching a node
+twice, or the temporal prior, passed), scoring at or above the
+`principal_score_pctl` percentile of the fused list, optionally also spanning two
+documents or a cross-document edge; at most `principal_limit`. An empty Principal
+tier is the engine saying "not enough evidence".
+
+Integrity: Principal plus structural neighbours of Principal nodes and strong
+cross-document hits, every item with its provenance; Principal items whose
+document a later one supersedes are flagged `contradicted`.
+
+Explorer: from the Principal documents one hop further along SIMILAR_TO than
+phase 1c went, the documents whose scent (product of edge weights) lies in
+[`explorer_stop_weight`, `integrity_weight_min`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..settings import Settings
+from .hits import Fused
+
+STRUCTURAL_VERIFY_PER_NODE = 3
+
+
+@dataclass
+class FrontierItem:
+    document_id: str
+    node_id: str | None
+    edge_verb: str | None
+    edge_summary: str | None
+    score: float
+    hops: int
+    source: str = "cross_doc_edge"
+    seed_document: str | None = None
+
+
+@dataclass
+class Tiers:
+    principal: list[Fused] = field(default_factory=list)
+    integrity: list[dict[str, Any]] = field(default_factory=list)  # {id, score, sources, provenance, flags...}
+    explorer: list[FrontierItem] = field(default_factory=list)
+    stopped_reason: str | None = None
+    knowledge_gaps: list[dict[str, Any]] = field(default_factory=list)
+    floor: float = 0.0
+
+
+def score_floor(scores: list[float], pctl: float) -> float:
+    """floor = s[min(n−1, max(0, ⌊n·pctl⌋))] over ascending scores (0 when empty)."""
+    if not scores:
+        return 0.0
+    s = sorted(scores)
+    n = len(s)
+    return s[min(n - 1, max(0, math.floor(n * pctl)))]
+
+
+def is_corroborated(entry: Fused, settings: Settings) -> bool:
+    if len(entry.families) < settings.principal_min_families:
+        return False
+    if settings.principal_require_multi_doc:
+        docs = {c.document_id for c in entry.contributions if c.score > 0}
+        return len(docs) >= 2 or "cross_doc_edge" in entry.families
+    return True
+
+
+def principal(fused: list[Fused], settings: Settings) -> tuple[list[Fused], float]:
+    floor = score_floor([f.score for f in fused], settings.principal_score_pctl)
+    chosen = [f for f in fused if f.score >= floor and is_corroborated(f, settings)]
+    return chosen[: settings.principal_limit], floor
+
+
+def integrity(chosen: list[Fused], fused: list[Fused], store: Any, settings: Settings) -> list[dict[str, Any]]:
+    items = [_item(f, "principal") for f in chosen]
+    taken = {f.id for f in chosen}
+    seen = {f.id for f in fused}
+    neighbours = store.structural_neighbours([f.id for f in chosen], 1) if chosen else []
+    per_start: dict[str, int] = {}
+    for n in neighbours:
+        if n.id in seen or n.id in taken or per_start.get(n.start, 0) >= STRUCTURAL_VERIFY_PER_NODE:
+            continue
+        per_start[n.start] = per_start.get(n.start, 0) + 1
+        taken.add(n.id)
+        items.append({"id": n.id, "score": 1.0, "sources": ["structural_verify"], "role": "structural_verify",
+                      "provenance": [{"phase": "structural_verify", "score": 1.0, "raw_score": 1.0, "from": n.start,
+                                      "relation": n.relation}]})
+    for f in fused:
+        c = f.best("cross_doc_edge")
+        if f.id not in taken and c is not None and c.raw_score >= settings.integrity_weight_min:
+            taken.add(f.id)
+            items.append(_item(f, "cross_doc"))
+    _flag_contradictions(items, chosen, store)
+    return items
+
+
+def _item(f: Fused, role: str) -> dict[str, Any]:
+    return {"id": f.id, "document_id": f.document_id, "score": f.score, "sources": f.sources, "role": role,
+            "provenance": [{"phase": c.phase, "score": c.score, "raw_score": c.raw_score, "normalised": c.normalised,
+                            "weight": c.weight, "document_id": c.document_id, **c.via} for c in f.contributions]}
+
+
+def _flag_contradictions(items: list[dict[str, Any]], chosen: list[Fused], store: Any) -> None:
+    """Principal items from a document a later document supersedes or contradicts."""
+    docs = {f.document_id for f in chosen}
+    notes = {e.to_id: e.attrs.get("contradiction_note") for e in
+             store.edges(to_ids=sorted(docs), relations=["CONTRADICTS"])} if docs else {}
+    by_id = {f.id: f.document_id for f in chosen}
+    for item in items:
+        doc = by_id.get(item["id"])
+        if doc in notes:
+            item["integrity_flags"] = ["contradicted"]
+            item["contradiction_note"] = notes[doc]
+
+
+def explorer(chosen: list[Fused], seen: set[str], store: Any, settings: Settings) -> tuple[list[FrontierItem], str]:
+    if not chosen:
+        return [], "no_principal_seeds"
+    seeds = list(dict.fromkeys(f.document_id for f in chosen))
+    links = store.similar_documents(seeds, settings.cross_doc_expand_depth + 1, min_weight=0.0)
+    seen_docs = set(seeds)
+    best: dict[str, FrontierItem] = {}
+    for link in links:
+        if link.document_id in seen_docs:
+            continue
+        scent = link.path_weight
+        item = FrontierItem(link.document_id, None, link.verb, link.summary, scent, link.hops,
+                            seed_document=link.seed)
+        if link.document_id not in best or best[link.document_id].score < scent:
+            best[link.document_id] = item
+    band = [i for i in best.values() if settings.explorer_stop_weight <= i.score < settings.integrity_weight_min]
+    band.sort(key=lambda i: (-i.score, i.document_id))
+    if not band:
+        return [], "no_candidates_in_band"
+    for item in band:
+        rows = store.document_paragraphs_by_entities(item.document_id, [], 1)
+        item.node_id = next((r.id for r in rows if r.id not in seen), None)
+    return band, "weight_below_threshold"
+
+
+def knowledge_gaps(chosen: list[Fused], store: Any, limit: int = 10) -> list[dict[str, Any]]:
+    """Entities of Principal nodes with fewer than two RELATED_TO neighbours (spec §2.13 gaps)."""
+    nodes = store.get_nodes([f.id for f in chosen])
+    slugs = list(dict.fromkeys(s for n in nodes.values() for s in n.get("entity_slugs") or []))
+    if not slugs:
+        return []
+    ids = ["entities/" + s for s in slugs]
+    degree: dict[str, int] = {i: 0 for i in ids}
+    for e in store.edges(from_ids=ids, relations=["RELATED_TO"]) + store.edges(to_ids=ids, relations=["RELATED_TO"]):
+        for end in (e.from_id, e.to_id):
+            if end in degree:
+                degree[end] += 1
+    names = {e.slug: e.name for e in store.get_entities(slugs)}
+    gaps = []
+    for slug in slugs:
+        if degree["entities/" + slug] < 2:
+            gaps.append({"type": "knowledge_gap", "entity_name": names.get(slug, slug), "entity_slug": slug,
+                         "reason": "fewer than two co-occurring entities in the atlas",
+                         "hint": f"ingest more documents about {names.get(slug, slug)}"})
+    return gaps[:limit]

@@ -1,0 +1,209 @@
+"""One `Settings` object for all configuration.
+
+Built from the `OHARA_*` environment variables named in the original system's
+specification (plus a `.env` file in the working directory), then overridden per
+call: ``settings.override(bm25_weight=0.6)``. Every field carries a one-line help
+text, which the CLI (`ohara settings`) and the README reference print.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import SettingsError
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _opt(default: Any, help: str, env: str | None = None) -> Any:
+    """A settings field: default value, one-line help, and its environment variable."""
+    return field(default=default, metadata={"help": help, "env": env})
+
+
+@dataclass(frozen=True)
+class Settings:
+    # --- where things live -------------------------------------------------
+    atlas: str = _opt("./atlas", "atlas location: a directory (SQLite) or arangodb://host:port/db")
+    llm_cache_dir: str | None = _opt(None, "LLM reply cache directory (default: <atlas>/llm_cache)")
+    max_file_mb: float = _opt(256.0, "refuse input files larger than this many MiB")
+
+    # --- ingest ------------------------------------------------------------
+    ingest_concurrency: int = _opt(4, "parallel LLM calls while structuring one document")
+    virtual_page_size: int = _opt(3000, "characters per virtual page when a file has no page breaks")
+    test_chunks_limit: int = _opt(0, "structure only the first N chunks of each document (0 = all)")
+    max_chunk_chars: int = _opt(12000, "close a chunk once it reaches this many characters")
+    min_chunk_chars: int = _opt(500, "merge chunks shorter than this into their neighbour")
+    ner: str = _opt("auto", "entity extractor: auto | spacy | rules")
+    sumo_tags_per_node: int = _opt(4, "most SUMO tags the offline tagger assigns to one paragraph")
+    similarity_threshold: float = _opt(0.1, "Jaccard of entity sets at or above which SIMILAR_TO is written")
+    similar_to_evergreen_threshold: int = _opt(5, "SIMILAR_TO in-degree that promotes a document to EVERGREEN")
+    embed_paragraphs: bool | None = _opt(None, "embed paragraphs at ingest (unset = when an embedder is installed)")
+    embed_batch_size: int = _opt(32, "paragraphs per embedding batch")
+    embedder: str = _opt("auto", "dense embedder: auto | minilm | wordllama | gemini | none")
+    contextual_prefix: bool = _opt(False, "prepend a document/section prefix to each paragraph (LLM)")
+    auto_entity_dedup: bool = _opt(False, "merge same-norm_key entities after every ingest")
+    next_para: bool = _opt(True, "write NEXT_PARA edges between consecutive paragraphs")
+    adjacent_to: bool = _opt(True, "write ADJACENT_TO edges around tables and figures")
+
+    # --- LLM -----------------------------------------------------------------
+    llm: str = _opt("auto", "LLM provider: auto (gemini when GEMINI_API_KEY is set) | gemini | offline")
+    gemini_api_key: str | None = _opt(None, "Gemini API key", env="GEMINI_API_KEY")
+    gemini_model: str = _opt("gemini-2.5-flash-lite", "Gemini model for every prompt")
+    gemini_embedding_model: str = _opt("gemini-embedding-001", "Gemini embedding model")
+    gemini_base_url: str | None = _opt(None, "send Gemini requests to this base URL (proxies, tests)")
+    gemini_timeout_s: float = _opt(60.0, "seconds before one Gemini request is abandoned")
+    gemini_max_retries: int = _opt(4, "attempts per tier on 429/500/503 before giving up")
+
+    # --- retrieval: limits ---------------------------------------------------
+    result_limit: int = _opt(20, "results returned by a query")
+    depth: int = _opt(2, "structural traversal depth (phase 3)")
+    cross_doc_limit: int = _opt(5, "paragraphs taken per reached document in phase 1c")
+    cross_doc_expand_depth: int = _opt(1, "SIMILAR_TO hops followed in phase 1c")
+    vector_limit: int = _opt(10, "neighbours returned by the vector phase (1d)")
+    sumo_hierarchy_depth: int = _opt(3, "ancestor levels used by SUMO expansion (0 = exact tags only)")
+
+    # --- retrieval: fusion weights -----------------------------------------
+    bm25_weight: float = _opt(1.0, "fusion weight of phase 1 (BM25 full text)")
+    sumo_weight: float = _opt(0.4, "fusion weight of phase 1b (SUMO expansion)")
+    entity_pivot_weight: float = _opt(0.6, "fusion weight of phase 2 (entity pivot)")
+    struct_weight: float = _opt(0.3, "fusion weight of phase 3 (structural neighbours)")
+    cross_doc_weight: float = _opt(0.4, "fusion weight of phase 1c (SIMILAR_TO expansion)")
+    vector_weight: float = _opt(0.5, "fusion weight of phase 1d (dense vectors); 0 skips the phase")
+    adaptive_weights: bool = _opt(True, "multiply weights by the query-mode row (factoid/synthesis/exploratory)")
+    normalize_scores: bool = _opt(True, "max-normalise each phase before the weighted sum")
+    many_angle: bool = _opt(True, "graph phases re-score nodes other phases found (H1); false = original")
+    corrective_struct: bool = _opt(True, "drop structural hits sharing no SUMO tag with the query hints")
+    toc_guidance: bool = _opt(True, "phase 0b: follow the sections a TOC selector picks")
+    date_filter_strict: bool = _opt(True, "apply a query's date range as a hard filter")
+
+    # --- retrieval: temporal prior -------------------------------------------
+    temporal_weight: float = _opt(0.2, "weight of the temporal prior (0 = off)")
+    temporal_gate_floor: float = _opt(0.5, "normalised BM25 at or above which a hit is shielded from decay")
+    decay_rate_evergreen: float = _opt(0.000001, "decay per day, EVERGREEN documents")
+    decay_rate_scholarly: float = _opt(0.0001, "decay per day, SCHOLARLY documents")
+    decay_rate_current: float = _opt(0.01, "decay per day, CURRENT documents")
+    decay_rate_ephemeral: float = _opt(0.1, "decay per day, EPHEMERAL documents")
+    reference_date: str | None = _opt(None, "'now' for the temporal prior, YYYY-MM-DD (unset = today)")
+
+    # --- tiers ---------------------------------------------------------------
+    principal_score_pctl: float = _opt(0.75, "score percentile a Principal node must reach")
+    principal_limit: int = _opt(5, "most nodes in the Principal tier")
+    principal_min_families: int = _opt(2, "distinct signal families a Principal node needs")
+    principal_require_multi_doc: bool = _opt(False, "Principal also needs >=2 documents or a cross-doc edge")
+    integrity_weight_min: float = _opt(0.6, "cross-doc score that admits a node to the Integrity tier")
+    explorer_stop_weight: float = _opt(0.15, "scent below which the Explorer stops")
+
+    # --- advanced modes ------------------------------------------------------
+    session_history_limit: int = _opt(3, "conversation turns sent with a query")
+    cor_max_iter: int = _opt(2, "Chain-of-Retrieval iterations")
+    cor_score_delta: float = _opt(0.05, "CoR stops when the best score rises by less than this")
+    agent_max_iter: int = _opt(4, "agentic tool calls per query")
+    reasoning_rag: bool = _opt(False, "add reasoning sub-queries after phase 1")
+    reasoning_subquery_limit: int = _opt(2, "sub-queries per reasoning step")
+    self_rag_verify: bool = _opt(False, "drop Principal nodes the LLM judges unresponsive")
+    speculative_rag: bool = _opt(False, "pre-warm Explorer frontier queries into the cache")
+    speculative_limit: int = _opt(3, "frontier items pre-warmed per query")
+    integrity_llm_verify: bool = _opt(False, "LLM-check multi-document Integrity claims")
+    rerank: bool = _opt(False, "LLM-rerank the Principal tier")
+    rerank_top_n: int = _opt(5, "Principal nodes sent to the reranker")
+    adamic_adar: bool = _opt(True, "use ADAMIC_ADAR edges in the Explorer when present")
+    community: bool = _opt(True, "use entity communities in the Explorer when present")
+
+    # ------------------------------------------------------------------------
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, dotenv: bool = True, **overrides: Any) -> "Settings":
+        """Settings from `OHARA_*` variables (and `./.env` unless `dotenv=False`), then `overrides`."""
+        source: dict[str, str] = {}
+        if dotenv and env is None:
+            source.update(_read_dotenv(Path.cwd() / ".env"))
+        source.update(os.environ if env is None else env)
+        values = {}
+        for f in fields(cls):
+            name = env_name(f)
+            if name in source and source[name] != "":
+                values[f.name] = _coerce(f, source[name], name)
+        return cls(**values).override(**overrides)
+
+    def override(self, **changes: Any) -> "Settings":
+        """A copy with `changes` applied; unknown names are an error that lists the known ones."""
+        if not changes:
+            return self
+        known = {f.name: f for f in fields(self)}
+        clean = {}
+        for key, value in changes.items():
+            key = ALIASES.get(key, key)
+            if key not in known:
+                raise SettingsError(f"unknown setting {key!r}; known settings: {', '.join(sorted(known))}")
+            clean[key] = _coerce(known[key], value, key) if isinstance(value, str) else value
+        return dataclasses.replace(self, **clean)
+
+    def decay_rate(self, decay_class: str | None) -> float:
+        """Decay per day for a decay class (unknown classes decay as SCHOLARLY)."""
+        rates = {
+            "EVERGREEN": self.decay_rate_evergreen,
+            "SCHOLARLY": self.decay_rate_scholarly,
+            "CURRENT": self.decay_rate_current,
+            "EPHEMERAL": self.decay_rate_ephemeral,
+        }
+        return rates.get((decay_class or "SCHOLARLY").upper(), self.decay_rate_scholarly)
+
+    def to_dict(self) -> dict[str, Any]:
+        """All settings, secrets masked."""
+        out = dataclasses.asdict(self)
+        if out.get("gemini_api_key"):
+            out["gemini_api_key"] = "***"
+        return out
+
+
+# Per-call names users reach for that differ from the field names.
+ALIASES = {
+    "crossdoc_weight": "cross_doc_weight",
+    "limit": "result_limit",
+    "expand_depth": "cross_doc_expand_depth",
+    "entity_weight": "entity_pivot_weight",
+    "structural_weight": "struct_weight",
+}
+
+
+def env_name(f: dataclasses.Field) -> str:
+    """The environment variable of a settings field."""
+    return f.metadata.get("env") or "OHARA_" + f.name.upper()
+
+
+def describe() -> list[tuple[str, str, Any, str]]:
+    """(field, env var, default, help) for every setting, for docs and `ohara settings`."""
+    return [(f.name, env_name(f), f.default, f.metadata["help"]) for f in fields(Settings)]
+
+
+def _coerce(f: dataclasses.Field, raw: Any, where: str) -> Any:
+    kind = str(f.type)
+    text = str(raw).strip()
+    if kind.startswith("bool"):
+        low = text.lower()
+        if low in _TRUE:
+            return True
+        if low in _FALSE:
+            return False
+        if "None" in kind and low in {"auto", "none", ""}:
+            return None
+        raise SettingsError(f"{where}: expected true or false, got {text!r}")
+    try:
+        if kind.startswith("int"):
+            return int(text)
+        if kind.startswith("float"):
+            return float(text)
+    except ValueError:
+        raise SettingsError(f"{where}: expected a number, got {text!r}") from None
+    return text
+
+
+def _read_dotenv(path: Path) -> dict[str, str]:
+    if not path.is_file():
+        return {}
+    from dotenv import dotenv_values
+
+    return {k: v for k, v in dotenv_values(path).items() if v is not None}

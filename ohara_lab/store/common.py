@@ -1,0 +1,118 @@
+"""Backend-independent steps every store applies while writing a document."""
+from __future__ import annotations
+
+import calendar
+from collections import Counter
+from dataclasses import fields
+from itertools import combinations
+from typing import Any, Iterable, TypeVar
+
+from ..ids import norm_key
+from ..records import Document, DocumentGraph, Entity
+
+# An entity mentioned by more than this many entities in one paragraph adds no
+# useful co-occurrence signal and would cost O(n^2) RELATED_TO pairs.
+MAX_ENTITIES_PER_PAIRING = 30
+
+T = TypeVar("T")
+
+
+def from_dict(cls: type[T], data: dict[str, Any]) -> T:
+    """Build a record from a dict, ignoring keys the record does not know (forward compatibility)."""
+    names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def rewrite_entity_slugs(graph: DocumentGraph, mapping: dict[str, str]) -> None:
+    """Point the graph's mentions at existing atlas entities (same norm_key, other slug)."""
+    if not mapping:
+        return
+    for node in list(graph.paragraphs) + list(graph.tables):
+        node.entity_slugs = _dedup([mapping.get(s, s) for s in node.entity_slugs])
+    for edge in graph.edges:
+        if edge.relation == "MENTIONS":
+            _, _, slug = edge.to_id.partition("/")
+            if slug in mapping:
+                edge.to_id = "entities/" + mapping[slug]
+    merged: dict[str, Entity] = {}
+    for ent in graph.entities:
+        slug = mapping.get(ent.slug, ent.slug)
+        ent.slug, ent.id = slug, "entities/" + slug
+        if slug in merged:
+            merged[slug].aliases = _dedup(merged[slug].aliases + [ent.name] + ent.aliases)
+        else:
+            merged[slug] = ent
+    graph.entities = list(merged.values())
+    # MENTIONS may now repeat (two slugs merged into one): keep the first.
+    seen: set[tuple[str, str, str]] = set()
+    edges = []
+    for e in graph.edges:
+        key = (e.from_id, e.to_id, e.relation)
+        if key not in seen:
+            seen.add(key)
+            edges.append(e)
+    graph.edges = edges
+
+
+def cooccurrence(graph: DocumentGraph) -> Counter[tuple[str, str]]:
+    """Entity pairs (a < b) co-occurring in a paragraph or table, counted per node."""
+    pairs: Counter[tuple[str, str]] = Counter()
+    for node in list(graph.paragraphs) + list(graph.tables):
+        slugs = sorted(set(node.entity_slugs))[:MAX_ENTITIES_PER_PAIRING]
+        pairs.update(combinations(slugs, 2))
+    return pairs
+
+
+def merge_aliases(existing: Entity, incoming: Entity) -> list[str]:
+    """Aliases after merging `incoming` into `existing` (never the canonical name itself)."""
+    names = existing.aliases + [incoming.name] + incoming.aliases
+    return [a for a in _dedup(names) if a and a != existing.name]
+
+
+def effective_decay_class(doc: Document, indegree: int, evergreen_threshold: int) -> str:
+    """EVERGREEN once enough later documents link to it (spec §2.10-8), else its own class."""
+    if evergreen_threshold > 0 and indegree >= evergreen_threshold:
+        return "EVERGREEN"
+    return doc.decay_class
+
+
+def _dedup(items: Iterable[T]) -> list[T]:
+    seen: set = set()
+    out = []
+    for x in items:
+        if x not in seen:
+            seen.add(x)
+            out.append(x)
+    return out
+
+
+def name_keys(entity: Entity) -> set[str]:
+    """norm_keys of an entity's name and aliases (how query n-grams find it)."""
+    return {k for k in (norm_key(n) for n in [entity.name, *entity.aliases]) if k}
+
+
+def date_bounds(value: str | None) -> tuple[str | None, str | None]:
+    """First and last day (YYYY-MM-DD strings) covered by a YYYY / YYYY-MM / YYYY-MM-DD date."""
+    if not value:
+        return None, None
+    v = value.strip()[:10]
+    if len(v) == 4:
+        return v + "-01-01", v + "-12-31"
+    if len(v) == 7:
+        try:
+            last = calendar.monthrange(int(v[:4]), int(v[5:7]))[1]
+        except ValueError:
+            return None, None
+        return v + "-01", f"{v}-{last:02d}"
+    return v, v
+
+
+def date_span(doc: Document) -> tuple[str | None, str | None]:
+    """Earliest and latest day a document speaks of: publication and coverage combined."""
+    lows, highs = [], []
+    for value in (doc.published_date, doc.temporal_coverage_start, doc.temporal_coverage_end):
+        lo, hi = date_bounds(value)
+        if lo:
+            lows.append(lo)
+            highs.append(hi)
+    return (min(lows), max(highs)) if lows else (None, None)

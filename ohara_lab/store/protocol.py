@@ -1,0 +1,114 @@
+"""The `GraphStore` protocol: everything the rest of ohara-lab asks of a database.
+
+Only modules under `ohara_lab/store/` contain SQL or AQL. Every backend passes the
+same contract suite (`tests/store/contract.py`).
+
+Write side: a document with all its nodes and edges is written in one transaction
+(present entirely or not at all); the store merges its entities into the atlas by
+slug / norm_key, keeps RELATED_TO co-occurrence counts, and asks a `Linker` for the
+document's SIMILAR_TO edges inside the same transaction, so no crash can leave a
+half-linked document behind.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Protocol, runtime_checkable
+
+import numpy as np
+
+from ..records import Document, DocumentGraph, Edge, Entity, Problem
+
+
+@dataclass
+class Overlap:
+    """Another document sharing entities with the one being written."""
+
+    document: Document
+    entity_count: int  # size of its (filtered) entity set
+    shared: list[str] = field(default_factory=list)  # shared entity slugs
+
+
+class LinkContext(Protocol):
+    """Read access the linker gets inside the write transaction."""
+
+    def entity_overlap(self, slugs: Iterable[str], exclude_types: Iterable[str] = ()) -> list[Overlap]:
+        """Documents (other than the one being written) sharing >=1 of `slugs`."""
+
+    def snippets(self, document_id: str, n: int = 3, min_chars: int = 50) -> list[str]:
+        """The first `n` paragraphs longer than `min_chars` of a document."""
+
+
+# A linker returns the SIMILAR_TO (and CONTRADICTS / PRECEDES) edges of a new document.
+Linker = Callable[[DocumentGraph, LinkContext], list[Edge]]
+
+
+@dataclass
+class TextHit:
+    """A full-text (BM25) hit: higher `score` is better (FTS5's sign is flipped)."""
+
+    id: str
+    collection: str
+    document_id: str
+    score: float
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    """Storage primitives shared by the SQLite and ArangoDB backends."""
+
+    location: str
+
+    # ---- write side -------------------------------------------------------
+    def write_document(self, graph: DocumentGraph, *, replaces: Iterable[str] = (),
+                       linker: Linker | None = None) -> None:
+        """Atomically delete `replaces` (document ids) and write `graph` with its links."""
+
+    def delete_document(self, document_id: str) -> bool:
+        """Remove a document, its nodes and every edge touching them; roll back entity counts."""
+
+    def update_edges(self, edges: Iterable[Edge]) -> int:
+        """Replace the attributes of existing edges (enrichment); returns how many matched."""
+
+    def put_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
+        """Store (or replace) node vectors made by `model`."""
+
+    def delete_vectors(self, models: list[str]) -> None:
+        """Drop every vector of the given models."""
+
+    def set_meta(self, key: str, value: Any) -> None: ...
+
+    def get_meta(self, key: str, default: Any = None) -> Any: ...
+
+    # ---- read side --------------------------------------------------------
+    def find_documents(self, *, file_hash: str | None = None, origin_path: str | None = None) -> list[Document]: ...
+
+    def get_document(self, document_id: str) -> Document | None: ...
+
+    def list_documents(self) -> list[Document]: ...
+
+    def get_nodes(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Node rows (any collection) by id, as plain dicts with a `collection` key."""
+
+    def document_nodes(self, document_id: str) -> dict[str, list[dict[str, Any]]]:
+        """`{"sections": [...], "paragraphs": [...], "tables": [...]}` in reading order."""
+
+    def get_entities(self, slugs: Iterable[str] | None = None) -> list[Entity]: ...
+
+    def edges(self, *, from_ids: Iterable[str] | None = None, to_ids: Iterable[str] | None = None,
+              relations: Iterable[str] | None = None) -> list[Edge]: ...
+
+    def vector_matrix(self, model: str) -> tuple[list[str], np.ndarray]:
+        """All vectors of `model`: ids and an (n, d) float32 matrix."""
+
+    def vector_models(self) -> dict[str, int]:
+        """Vector count per model."""
+
+    def texts_without_vectors(self, model: str) -> list[tuple[str, str]]:
+        """(id, text) of paragraphs and tables that have no vector of `model`."""
+
+    # ---- stats and integrity -------------------------------------------------
+    def stats(self) -> dict[str, Any]: ...
+
+    def check(self) -> list[Problem]: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,506 @@
+"""`SqliteStore`: the embedded default backend, one `atlas.db` per atlas directory.
+
+WAL mode with a busy timeout lets several processes share one atlas; every
+document is written inside one `BEGIN IMMEDIATE` transaction, so a crash at any
+moment leaves the document either fully present or absent.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import numpy as np
+
+from ..errors import StoreError
+from ..records import Document, DocumentGraph, Edge, Entity, Paragraph, Problem, Section, Table
+from . import common
+from .protocol import Linker, Overlap
+from .sqlite_check import run_checks
+from .sqlite_search import SqliteSearchMixin
+
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_MS = 60_000
+
+
+class DuplicateDocument(StoreError):
+    """Another writer stored the same file first (same content hash)."""
+
+    def __init__(self, document_id: str):
+        self.document_id = document_id
+        super().__init__(f"document {document_id} is already in the atlas")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class SqliteStore(SqliteSearchMixin):
+    """Graph store in a single SQLite file (`<directory>/atlas.db`)."""
+
+    def __init__(self, directory: str | Path, *, evergreen_threshold: int = 5, readonly: bool = False):
+        self.directory = Path(directory)
+        self.location = str(self.directory)
+        self.evergreen_threshold = evergreen_threshold
+        if not readonly:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        self.path = self.directory / "atlas.db"
+        if readonly and not self.path.exists():
+            raise StoreError(f"no atlas at {self.directory} (missing atlas.db)")
+        self._lock = threading.RLock()
+        self.conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                                    check_same_thread=False)
+        self.conn.row_factory = sqlite3.Row
+        self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self._vec_cache: dict[str, tuple[int, list[str], np.ndarray]] = {}
+        if not readonly:
+            self._init_schema()
+
+    # ------------------------------------------------------------------ plumbing
+    def _init_schema(self) -> None:
+        sql = resources.files("ohara_lab.store").joinpath("schema.sql").read_text(encoding="utf-8")
+        with self._lock:
+            # Every statement is IF NOT EXISTS, so concurrent openers converge on one schema.
+            self.conn.executescript(sql)
+        with self.transaction():
+            row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            if row is None:
+                self._set_meta("schema_version", SCHEMA_VERSION)
+                self._set_meta("created_at", _now())
+            elif json.loads(row[0]) > SCHEMA_VERSION:
+                raise StoreError(f"{self.path} was written by a newer ohara-lab (schema {row[0]})")
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; the write lock is taken up front so readers never upgrade."""
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            self.conn.close()
+
+    def __enter__(self) -> "SqliteStore":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _q(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self.conn.execute(sql, tuple(params)).fetchall()
+
+    # ------------------------------------------------------------------ meta
+    def _set_meta(self, key: str, value: Any) -> None:
+        self.conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                          (key, _dumps(value)))
+
+    def set_meta(self, key: str, value: Any) -> None:
+        with self.transaction():
+            self._set_meta(key, value)
+
+    def get_meta(self, key: str, default: Any = None) -> Any:
+        rows = self._q("SELECT value FROM meta WHERE key=?", (key,))
+        return json.loads(rows[0][0]) if rows else default
+
+    # ------------------------------------------------------------------ write side
+    def write_document(self, graph: DocumentGraph, *, replaces: Iterable[str] = (),
+                       linker: Linker | None = None) -> None:
+        replaces = [r for r in replaces if r]
+        with self.transaction() as c:
+            for doc_id in replaces:
+                self._delete(doc_id)
+            if c.execute("SELECT 1 FROM documents WHERE id=? OR file_hash=?",
+                         (graph.document.id, graph.document.file_hash)).fetchone():
+                raise DuplicateDocument(graph.document.id)
+            common.rewrite_entity_slugs(graph, self._entity_mapping(graph.entities))
+            self._insert_nodes(graph)
+            self._upsert_entities(graph.entities)
+            self._insert_edges(graph.edges, graph.document.id)
+            self._insert_side_tables(graph)
+            pairs = self._insert_cooccurrence(graph)
+            self._refresh_related(pairs)
+            self._refresh_entities({e.slug for e in graph.entities})
+            touched = {graph.document.id}
+            if linker is not None:
+                links = linker(graph, _LinkView(self, graph.document.id))
+                self._insert_edges(links, None)
+                touched |= {e.to_id for e in links} | {e.from_id for e in links}
+            self._refresh_indegree(touched)
+            if graph.vectors and graph.vector_model:
+                self._put_vectors(graph.vector_model, graph.vectors, graph.document.id)
+
+    def _entity_mapping(self, entities: list[Entity]) -> dict[str, str]:
+        """Incoming slug -> existing slug with the same norm_key (atlas-level dedup)."""
+        mapping: dict[str, str] = {}
+        for ent in entities:
+            if self.conn.execute("SELECT 1 FROM entities WHERE slug=?", (ent.slug,)).fetchone():
+                continue
+            row = self.conn.execute("SELECT slug FROM entities WHERE norm_key=? ORDER BY rowid LIMIT 1",
+                                    (ent.norm_key,)).fetchone()
+            if row:
+                mapping[ent.slug] = row[0]
+        return mapping
+
+    def _insert_nodes(self, g: DocumentGraph) -> None:
+        d = g.document
+        self.conn.execute(
+            "INSERT INTO documents(id, file_hash, origin_path, title, published_date, coverage_start, coverage_end,"
+            " date_lo, date_hi, decay_class, effective_decay_class, ingestion_status, structure_needs_review,"
+            " similar_to_indegree, data) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (d.id, d.file_hash, d.origin_path, d.title, d.published_date, d.temporal_coverage_start,
+             d.temporal_coverage_end, *common.date_span(d), d.decay_class, d.effective_decay_class,
+             d.ingestion_status, int(d.structure_needs_review), d.similar_to_indegree, _dumps(d.to_dict())))
+        self.conn.executemany(
+            "INSERT INTO sections(id, document_id, parent_section_id, level, doc_position, title, data) VALUES (?,?,?,?,?,?,?)",
+            [(s.id, s.document_id, s.parent_section_id, s.level, s.doc_position, s.title, _dumps(s.to_dict()))
+             for s in g.sections])
+        self.conn.executemany(
+            "INSERT INTO paragraphs(id, document_id, section_id, node_type, doc_position, content, llm_pending, data)"
+            " VALUES (?,?,?,?,?,?,?,?)",
+            [(p.id, p.document_id, p.section_id, p.node_type, p.doc_position, p.content, int(p.llm_pending),
+              _dumps(p.to_dict())) for p in g.paragraphs])
+        self.conn.executemany(
+            "INSERT INTO tables(id, document_id, section_id, doc_position, markdown, data) VALUES (?,?,?,?,?,?)",
+            [(t.id, t.document_id, t.section_id, t.doc_position, t.markdown_representation, _dumps(t.to_dict()))
+             for t in g.tables])
+
+    def _upsert_entities(self, entities: list[Entity]) -> None:
+        for ent in entities:
+            row = self.conn.execute("SELECT data FROM entities WHERE slug=?", (ent.slug,)).fetchone()
+            self.conn.executemany("INSERT OR IGNORE INTO entity_names(norm_key, slug) VALUES (?,?)",
+                                  [(k, ent.slug) for k in common.name_keys(ent)])
+            if row is None:
+                ent.first_seen = ent.first_seen or _now()
+                self.conn.execute("INSERT INTO entities(id, slug, norm_key, name, type, mention_count, data)"
+                                  " VALUES (?,?,?,?,?,0,?)",
+                                  (ent.id, ent.slug, ent.norm_key, ent.name, ent.type, _dumps(ent.to_dict())))
+                continue
+            existing = common.from_dict(Entity, json.loads(row[0]))
+            aliases = common.merge_aliases(existing, ent)
+            if aliases != existing.aliases:
+                existing.aliases = aliases
+                self.conn.execute("UPDATE entities SET data=? WHERE slug=?", (_dumps(existing.to_dict()), ent.slug))
+
+    def _insert_edges(self, edges: Iterable[Edge], owner: str | None) -> None:
+        self.conn.executemany(
+            "INSERT INTO edges(from_id, to_id, relation, document_id, attrs) VALUES (?,?,?,?,?)"
+            " ON CONFLICT(from_id, to_id, relation) DO UPDATE SET attrs=excluded.attrs",
+            [(e.from_id, e.to_id, e.relation, owner, _dumps(e.attrs)) for e in edges])
+
+    def _insert_side_tables(self, g: DocumentGraph) -> None:
+        doc = g.document.id
+        text_nodes: list[Paragraph | Table] = [*g.paragraphs, *g.tables]
+        tagged: list[Section | Paragraph | Table] = [*g.sections, *text_nodes]
+        self.conn.executemany("INSERT OR IGNORE INTO node_tags(node_id, document_id, tag) VALUES (?,?,?)",
+                              [(n.id, doc, t) for n in tagged for t in n.sumo_tags])
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO node_entities(node_id, document_id, slug, type) VALUES (?,?,?,?)",
+            [(n.id, doc, s, (n.entity_types[i] if i < len(n.entity_types) else "CONCEPT"))
+             for n in text_nodes for i, s in enumerate(n.entity_slugs)])
+        rows = [(s.title, s.id, "sections", doc) for s in g.sections]
+        rows += [(p.content, p.id, "paragraphs", doc) for p in g.paragraphs]
+        rows += [(t.markdown_representation, t.id, "tables", doc) for t in g.tables]
+        self.conn.executemany("INSERT INTO fts(text, node_id, collection, document_id) VALUES (?,?,?,?)", rows)
+
+    def _insert_cooccurrence(self, g: DocumentGraph) -> set[tuple[str, str]]:
+        pairs = common.cooccurrence(g)
+        self.conn.executemany("INSERT INTO cooccur(document_id, a, b, n) VALUES (?,?,?,?)",
+                              [(g.document.id, a, b, n) for (a, b), n in pairs.items()])
+        return set(pairs)
+
+    def _refresh_related(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """RELATED_TO a->b carries the atlas-wide co-occurrence count; zero-count edges go."""
+        for a, b in pairs:
+            total = self.conn.execute("SELECT COALESCE(SUM(n), 0) FROM cooccur WHERE a=? AND b=?", (a, b)).fetchone()[0]
+            src, dst = "entities/" + a, "entities/" + b
+            if total:
+                self.conn.execute(
+                    "INSERT INTO edges(from_id, to_id, relation, document_id, attrs) VALUES (?,?,'RELATED_TO',NULL,?)"
+                    " ON CONFLICT(from_id, to_id, relation) DO UPDATE SET attrs=excluded.attrs",
+                    (src, dst, _dumps({"count": total})))
+            else:
+                self.conn.execute("DELETE FROM edges WHERE from_id=? AND to_id=? AND relation='RELATED_TO'", (src, dst))
+
+    def _refresh_entities(self, slugs: Iterable[str]) -> None:
+        """Derive mention_count and document_ids from MENTIONS; entities nobody mentions go."""
+        for slug in slugs:
+            rows = self.conn.execute("SELECT document_id FROM node_entities WHERE slug=?", (slug,)).fetchall()
+            if not rows:
+                self.conn.execute("DELETE FROM entities WHERE slug=?", (slug,))
+                self.conn.execute("DELETE FROM entity_names WHERE slug=?", (slug,))
+                continue
+            docs = sorted({r[0] for r in rows})
+            row = self.conn.execute("SELECT data FROM entities WHERE slug=?", (slug,)).fetchone()
+            if row is None:
+                continue
+            ent = common.from_dict(Entity, json.loads(row[0]))
+            ent.mention_count, ent.document_ids = len(rows), docs
+            self.conn.execute("UPDATE entities SET mention_count=?, data=? WHERE slug=?",
+                              (len(rows), _dumps(ent.to_dict()), slug))
+
+    def _refresh_indegree(self, ids: Iterable[str]) -> None:
+        for doc_id in {i for i in ids if i.startswith("documents/")}:
+            row = self.conn.execute("SELECT data FROM documents WHERE id=?", (doc_id,)).fetchone()
+            if row is None:
+                continue
+            doc = common.from_dict(Document, json.loads(row[0]))
+            n = self.conn.execute("SELECT COUNT(*) FROM edges WHERE to_id=? AND relation='SIMILAR_TO'",
+                                  (doc_id,)).fetchone()[0]
+            doc.similar_to_indegree = n
+            doc.effective_decay_class = common.effective_decay_class(doc, n, self.evergreen_threshold)
+            self.conn.execute("UPDATE documents SET similar_to_indegree=?, effective_decay_class=?, data=? WHERE id=?",
+                              (n, doc.effective_decay_class, _dumps(doc.to_dict()), doc_id))
+
+    # ------------------------------------------------------------------ delete
+    def delete_document(self, document_id: str) -> bool:
+        with self.transaction():
+            return self._delete(document_id)
+
+    def _delete(self, doc_id: str) -> bool:
+        c = self.conn
+        if not c.execute("SELECT 1 FROM documents WHERE id=?", (doc_id,)).fetchone():
+            return False
+        slugs = {r[0] for r in c.execute("SELECT DISTINCT slug FROM node_entities WHERE document_id=?", (doc_id,))}
+        pairs = {(r[0], r[1]) for r in c.execute("SELECT a, b FROM cooccur WHERE document_id=?", (doc_id,))}
+        linked = {r[0] for r in c.execute(
+            "SELECT to_id FROM edges WHERE from_id=? AND relation='SIMILAR_TO' UNION "
+            "SELECT from_id FROM edges WHERE to_id=? AND relation='SIMILAR_TO'", (doc_id, doc_id))}
+        c.execute("CREATE TEMP TABLE IF NOT EXISTS _gone(id TEXT PRIMARY KEY)")
+        c.execute("DELETE FROM _gone")
+        c.execute("INSERT INTO _gone VALUES (?)", (doc_id,))
+        for table in ("sections", "paragraphs", "tables"):
+            c.execute(f"INSERT INTO _gone SELECT id FROM {table} WHERE document_id=?", (doc_id,))
+        c.execute("DELETE FROM edges WHERE document_id=?", (doc_id,))
+        c.execute("DELETE FROM edges WHERE from_id IN (SELECT id FROM _gone)")
+        c.execute("DELETE FROM edges WHERE to_id IN (SELECT id FROM _gone)")
+        for table in ("sections", "paragraphs", "tables", "node_tags", "node_entities", "cooccur", "vectors"):
+            c.execute(f"DELETE FROM {table} WHERE document_id=?", (doc_id,))
+        c.execute("DELETE FROM fts WHERE document_id=?", (doc_id,))
+        c.execute("DELETE FROM documents WHERE id=?", (doc_id,))
+        self._refresh_related(pairs)
+        self._refresh_entities(slugs)
+        self._refresh_indegree(linked)
+        self._bump_vectors()
+        return True
+
+    def update_edges(self, edges: Iterable[Edge]) -> int:
+        n = 0
+        with self.transaction() as c:
+            for e in edges:
+                cur = c.execute("UPDATE edges SET attrs=? WHERE from_id=? AND to_id=? AND relation=?",
+                                (_dumps(e.attrs), e.from_id, e.to_id, e.relation))
+                n += cur.rowcount
+        return n
+
+    # ------------------------------------------------------------------ vectors
+    def put_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
+        with self.transaction():
+            self._put_vectors(model, vectors, None)
+
+    def _put_vectors(self, model: str, vectors: dict[str, np.ndarray], doc_id: str | None) -> None:
+        rows = []
+        for nid, vec in vectors.items():
+            arr = np.asarray(vec, dtype=np.float32).ravel()
+            owner = doc_id or self._owner(nid)
+            rows.append((nid, model, owner, arr.size, arr.tobytes()))
+        self.conn.executemany("INSERT INTO vectors(node_id, model, document_id, dim, vec) VALUES (?,?,?,?,?)"
+                              " ON CONFLICT(node_id, model) DO UPDATE SET vec=excluded.vec, dim=excluded.dim", rows)
+        self._bump_vectors()
+
+    def delete_vectors(self, models: list[str]) -> None:
+        """Drop every vector of the given models (after re-embedding with another one)."""
+        with self.transaction() as c:
+            c.executemany("DELETE FROM vectors WHERE model=?", [(m,) for m in models])
+            self._bump_vectors()
+
+    def _owner(self, nid: str) -> str:
+        collection = nid.split("/", 1)[0]
+        if collection == "documents":
+            return nid
+        row = self.conn.execute(f"SELECT document_id FROM {collection} WHERE id=?", (nid,)).fetchone()
+        if row is None:
+            raise StoreError(f"cannot store a vector for unknown node {nid}")
+        return row[0]
+
+    def _bump_vectors(self) -> None:
+        self._set_meta("vectors_version", (self.get_meta("vectors_version", 0) or 0) + 1)
+
+    def vector_matrix(self, model: str) -> tuple[list[str], np.ndarray]:
+        version = self.get_meta("vectors_version", 0)
+        cached = self._vec_cache.get(model)
+        if cached and cached[0] == version:
+            return cached[1], cached[2]
+        rows = self._q("SELECT node_id, dim, vec FROM vectors WHERE model=? ORDER BY node_id", (model,))
+        ids = [r[0] for r in rows]
+        dim = rows[0][1] if rows else 0
+        matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), dim) \
+            if rows else np.zeros((0, 0), dtype=np.float32)
+        self._vec_cache[model] = (version, ids, matrix)
+        return ids, matrix
+
+    def vector_models(self) -> dict[str, int]:
+        return {r[0]: r[1] for r in self._q("SELECT model, COUNT(*) FROM vectors GROUP BY model")}
+
+    def texts_without_vectors(self, model: str) -> list[tuple[str, str]]:
+        sql = ("SELECT {id}, {text} FROM {t} WHERE {id} NOT IN (SELECT node_id FROM vectors WHERE model=?)"
+               " ORDER BY document_id, doc_position")
+        out = []
+        for table, text in (("paragraphs", "content"), ("tables", "markdown")):
+            out += [(r[0], r[1]) for r in self._q(sql.format(id="id", text=text, t=table), (model,))]
+        return out
+
+    # ------------------------------------------------------------------ read side
+    def find_documents(self, *, file_hash: str | None = None, origin_path: str | None = None) -> list[Document]:
+        if file_hash is not None:
+            rows = self._q("SELECT data FROM documents WHERE file_hash=?", (file_hash,))
+        elif origin_path is not None:
+            rows = self._q("SELECT data FROM documents WHERE origin_path=?", (origin_path,))
+        else:
+            rows = []
+        return [common.from_dict(Document, json.loads(r[0])) for r in rows]
+
+    def get_document(self, document_id: str) -> Document | None:
+        rows = self._q("SELECT data FROM documents WHERE id=?", (document_id,))
+        return common.from_dict(Document, json.loads(rows[0][0])) if rows else None
+
+    def list_documents(self) -> list[Document]:
+        return [common.from_dict(Document, json.loads(r[0]))
+                for r in self._q("SELECT data FROM documents ORDER BY title, id")]
+
+    def get_nodes(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        by_coll: dict[str, list[str]] = {}
+        for nid in ids:
+            by_coll.setdefault(nid.split("/", 1)[0], []).append(nid)
+        out: dict[str, dict[str, Any]] = {}
+        for coll, members in by_coll.items():
+            if coll not in ("documents", "sections", "paragraphs", "tables", "entities"):
+                continue
+            for chunk in _chunks(members, 900):
+                marks = ",".join("?" * len(chunk))
+                for r in self._q(f"SELECT id, data FROM {coll} WHERE id IN ({marks})", chunk):
+                    row = json.loads(r[1])
+                    row["collection"] = coll
+                    out[r[0]] = row
+        return out
+
+    def document_nodes(self, document_id: str) -> dict[str, list[dict[str, Any]]]:
+        out = {}
+        for table in ("sections", "paragraphs", "tables"):
+            rows = self._q(f"SELECT data FROM {table} WHERE document_id=? ORDER BY doc_position", (document_id,))
+            out[table] = [json.loads(r[0]) for r in rows]
+        return out
+
+    def get_entities(self, slugs: Iterable[str] | None = None) -> list[Entity]:
+        if slugs is None:
+            rows = self._q("SELECT data FROM entities ORDER BY slug")
+        else:
+            rows = []
+            for chunk in _chunks(list(slugs), 900):
+                rows += self._q(f"SELECT data FROM entities WHERE slug IN ({','.join('?' * len(chunk))})", chunk)
+        return [common.from_dict(Entity, json.loads(r[0])) for r in rows]
+
+    def edges(self, *, from_ids: Iterable[str] | None = None, to_ids: Iterable[str] | None = None,
+              relations: Iterable[str] | None = None) -> list[Edge]:
+        where, params = [], []
+        for column, values in (("from_id", from_ids), ("to_id", to_ids), ("relation", relations)):
+            if values is not None:
+                values = list(values)
+                if not values:
+                    return []
+                where.append(f"{column} IN ({','.join('?' * len(values))})")
+                params += values
+        sql = "SELECT from_id, to_id, relation, attrs FROM edges"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        return [Edge(r[0], r[1], r[2], json.loads(r[3])) for r in self._q(sql + " ORDER BY rowid", params)]
+
+    # ------------------------------------------------------------------ feedback
+    def add_feedback(self, query: str, query_hash: str, node_id: str, rank: int | None, signal: str) -> None:
+        with self.transaction() as c:
+            c.execute("INSERT INTO feedback(ts, query, query_hash, node_id, rank, signal) VALUES (?,?,?,?,?,?)",
+                      (_now(), query, query_hash, node_id, rank, signal))
+
+    def feedback(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self._q("SELECT ts, query, query_hash, node_id, rank, signal FROM feedback ORDER BY rowid")]
+
+    # ------------------------------------------------------------------ stats and integrity
+    def stats(self) -> dict[str, Any]:
+        count = lambda sql: self._q(sql)[0][0]  # noqa: E731
+        return {
+            "documents": count("SELECT COUNT(*) FROM documents"),
+            "sections": count("SELECT COUNT(*) FROM sections"),
+            "paragraphs": count("SELECT COUNT(*) FROM paragraphs"),
+            "tables": count("SELECT COUNT(*) FROM tables"),
+            "entities": count("SELECT COUNT(*) FROM entities"),
+            "edges": {r[0]: r[1] for r in self._q("SELECT relation, COUNT(*) FROM edges GROUP BY relation ORDER BY relation")},
+            "partial_documents": count("SELECT COUNT(*) FROM documents WHERE ingestion_status != 'complete'"),
+            "needs_review": count("SELECT COUNT(*) FROM documents WHERE structure_needs_review = 1"),
+            "llm_pending": count("SELECT COUNT(*) FROM paragraphs WHERE llm_pending = 1"),
+            "tagged_paragraphs": count("SELECT COUNT(DISTINCT node_id) FROM node_tags WHERE node_id LIKE 'paragraphs/%'"),
+            "vectors": self.vector_models(),
+        }
+
+    def check(self) -> list[Problem]:
+        with self._lock:
+            return run_checks(self.conn)
+
+
+class _LinkView:
+    """What a linker may read inside the write transaction (see `LinkContext`)."""
+
+    def __init__(self, store: SqliteStore, document_id: str):
+        self.store, self.document_id = store, document_id
+
+    def entity_overlap(self, slugs: Iterable[str], exclude_types: Iterable[str] = ()) -> list[Overlap]:
+        slugs = sorted(set(slugs))
+        excluded = list(exclude_types)
+        if not slugs:
+            return []
+        c = self.store.conn
+        c.execute("CREATE TEMP TABLE IF NOT EXISTS _q_slugs(slug TEXT PRIMARY KEY)")
+        c.execute("DELETE FROM _q_slugs")
+        c.executemany("INSERT INTO _q_slugs VALUES (?)", [(s,) for s in slugs])
+        type_filter = f"AND type NOT IN ({','.join('?' * len(excluded))})" if excluded else ""
+        shared = c.execute(
+            f"SELECT DISTINCT document_id, slug FROM node_entities WHERE slug IN (SELECT slug FROM _q_slugs)"
+            f" AND document_id != ? {type_filter}", (self.document_id, *excluded)).fetchall()
+        by_doc: dict[str, list[str]] = {}
+        for doc_id, slug in shared:
+            by_doc.setdefault(doc_id, []).append(slug)
+        out = []
+        for doc_id, common_slugs in sorted(by_doc.items()):
+            size = c.execute(f"SELECT COUNT(DISTINCT slug) FROM node_entities WHERE document_id=? {type_filter}",
+                             (doc_id, *excluded)).fetchone()[0]
+            doc = self.store.get_document(doc_id)
+            if doc is not None:
+                out.append(Overlap(doc, size, sorted(common_slugs)))
+        return out
+
+    def snippets(self, document_id: str, n: int = 3, min_chars: int = 50) -> list[str]:
+        rows = self.store.conn.execute(
+            "SELECT content FROM paragraphs WHERE document_id=? AND length(content) > ? ORDER BY doc_position LIMIT ?",
+            (document_id, min_chars, n)).fetchall()
+        return [r[0] for r in rows]
+
+
+def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()

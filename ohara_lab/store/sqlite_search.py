@@ -1,0 +1,232 @@
+"""Retrieval primitives of `SqliteStore`: FTS5 BM25, tag overlap, entity pivot,
+SIMILAR_TO expansion and structural traversal as plain indexed SQL.
+
+Scores are returned raw; normalisation and fusion happen in `ohara_lab.retrieval`.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from .protocol import TextHit
+
+# FTS5 BM25 parameters match ArangoSearch's defaults used by the original (k1 1.2, b 0.75).
+STRUCTURAL_RELATIONS = ("HAS_CHILD", "NEXT_SIBLING", "BELONGS_TO", "NEXT_PARA", "ADJACENT_TO")
+
+
+@dataclass
+class TagHit:
+    id: str
+    document_id: str
+    score: float
+    matched: list[str]
+
+
+@dataclass
+class EntityHit:
+    id: str
+    document_id: str
+    shared: list[str]
+
+
+@dataclass
+class DocLink:
+    """A document reached from a seed document over SIMILAR_TO edges."""
+
+    seed: str
+    document_id: str
+    hops: int
+    weight: float  # weight of the last edge on the best path
+    verb: str | None
+    summary: str | None
+    path_weight: float  # product of edge weights along the path
+
+
+@dataclass
+class Neighbour:
+    start: str
+    id: str
+    hops: int
+    relation: str
+
+
+def fts_query(tokens: Sequence[str]) -> str:
+    """An FTS5 OR-query of quoted tokens (quotes make every token a literal, never syntax)."""
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in tokens if t)
+
+
+class SqliteSearchMixin:
+    conn: sqlite3.Connection
+
+    def _q(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:  # provided by SqliteStore
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- phase 1
+    def bm25_search(self, tokens: Sequence[str], limit: int, *, date_from: str | None = None,
+                    date_to: str | None = None) -> list[TextHit]:
+        """BM25 over paragraph content, section titles and table markdown (any token matches).
+
+        A date range filters documents *before* the limit (the original limited
+        first) by day-level bounds, and keeps undated documents (the original dropped them).
+        """
+        query = fts_query(tokens)
+        if not query:
+            return []
+        where, params = [], [query]
+        if date_from:
+            where.append("(d.date_hi IS NULL OR d.date_hi >= ?)")
+            params.append(date_from)
+        if date_to:
+            where.append("(d.date_lo IS NULL OR d.date_lo <= ?)")
+            params.append(date_to)
+        join = "JOIN documents d ON d.id = f.document_id" if where else ""
+        sql = (f"SELECT f.node_id, f.collection, f.document_id, -bm25(fts) AS score FROM fts f {join}"
+               f" WHERE fts MATCH ? {' AND ' + ' AND '.join(where) if where else ''}"
+               f" ORDER BY bm25(fts), f.node_id LIMIT ?")
+        rows = self._q(sql, [*params, limit])
+        return [TextHit(r[0], r[1], r[2], float(r[3])) for r in rows if r[3] > 0]
+
+    def corpus_stats(self) -> dict[str, float]:
+        """Document-frequency figures the BM25 parity test and benchmarks read."""
+        n = self._q("SELECT COUNT(*) FROM fts")[0][0]
+        return {"fts_rows": n}
+
+    # ---------------------------------------------------------------- phase 1b
+    def tag_overlap(self, tag_weights: dict[str, float], limit: int, *, types: Sequence[str] = (),
+                    type_weight: float = 0.2, norm: float = 1.0) -> list[TagHit]:
+        """Paragraphs/tables scored `Σ tag weights / norm + type_weight·|types ∩ entity types| / |types|`."""
+        if not tag_weights:
+            return []
+        values = ",".join("(?, ?)" for _ in tag_weights)
+        params: list[Any] = [x for kv in tag_weights.items() for x in kv]
+        type_term = "0"
+        if types:
+            type_term = (f"{type_weight} * (SELECT COUNT(DISTINCT e.type) FROM node_entities e WHERE e.node_id = t.node_id"
+                         f" AND e.type IN ({','.join('?' * len(types))})) / {float(len(types))}")
+        sql = (f"WITH w(tag, weight) AS (VALUES {values}),"
+               f" t AS (SELECT n.node_id, n.document_id, SUM(w.weight) AS s, group_concat(n.tag, '|') AS tags"
+               f" FROM node_tags n JOIN w ON w.tag = n.tag WHERE n.node_id NOT LIKE 'sections/%' GROUP BY n.node_id)"
+               f" SELECT node_id, document_id, s / ? + {type_term} AS score, tags FROM t"
+               f" ORDER BY score DESC, node_id LIMIT ?")
+        rows = self._q(sql, [*params, norm, *types, limit])
+        return [TagHit(r[0], r[1], float(r[2]), r[3].split("|")) for r in rows]
+
+    # ---------------------------------------------------------------- phase 2
+    def entity_pivot(self, slugs: Sequence[str], limit: int) -> list[EntityHit]:
+        """Paragraphs/tables mentioning the most of `slugs` (MENTIONS, via its side table)."""
+        if not slugs:
+            return []
+        marks = ",".join("?" * len(slugs))
+        rows = self._q(f"SELECT node_id, document_id, group_concat(slug, '|') FROM node_entities"
+                       f" WHERE slug IN ({marks}) GROUP BY node_id ORDER BY COUNT(*) DESC, node_id LIMIT ?",
+                       [*slugs, limit])
+        return [EntityHit(r[0], r[1], r[2].split("|")) for r in rows]
+
+    def entities_by_names(self, keys: Sequence[str]) -> dict[str, list[str]]:
+        """norm_key -> entity slugs whose name or alias has that norm_key."""
+        if not keys:
+            return {}
+        rows = self._q(f"SELECT norm_key, slug FROM entity_names WHERE norm_key IN ({','.join('?' * len(keys))})",
+                       list(keys))
+        out: dict[str, list[str]] = {}
+        for k, slug in rows:
+            out.setdefault(k, []).append(slug)
+        return out
+
+    def entity_types(self, slugs: Sequence[str]) -> dict[str, str]:
+        if not slugs:
+            return {}
+        rows = self._q(f"SELECT slug, type FROM entities WHERE slug IN ({','.join('?' * len(slugs))})", list(slugs))
+        return {r[0]: r[1] for r in rows}
+
+    # ---------------------------------------------------------------- phase 1c
+    def similar_documents(self, seeds: Sequence[str], depth: int, *, min_weight: float = 0.3,
+                          tags: Sequence[str] = ()) -> list[DocLink]:
+        """Documents reached from `seeds` over SIMILAR_TO (either direction) within `depth` hops.
+
+        Every hop must pass the gate (weight > `min_weight` or an edge tag among
+        `tags`); the original checked only the last hop. One row per (seed, reached
+        document): the shortest path, strongest on ties.
+        """
+        if not seeds or depth < 1:
+            return []
+        tag_marks = ",".join("?" * len(tags)) or "NULL"
+        gate = (f"(CAST(json_extract(e.attrs, '$.weight') AS REAL) > ? OR EXISTS (SELECT 1 FROM"
+                f" json_each(e.attrs, '$.tags') j WHERE j.value IN ({tag_marks})))")
+        arm = """SELECT walk.seed, e.{dst}, walk.hops + 1, CAST(json_extract(e.attrs, '$.weight') AS REAL),
+                   json_extract(e.attrs, '$.verb'), json_extract(e.attrs, '$.summary'),
+                   walk.pw * CAST(json_extract(e.attrs, '$.weight') AS REAL), walk.path || e.{dst} || '|'
+            FROM walk JOIN edges e ON e.{src} = walk.node AND e.relation = 'SIMILAR_TO'
+            WHERE walk.hops < ? AND instr(walk.path, '|' || e.{dst} || '|') = 0 AND {gate}"""
+        sql = f"""
+        WITH RECURSIVE walk(seed, node, hops, w, verb, summary, pw, path) AS (
+            SELECT value, value, 0, NULL, NULL, NULL, 1.0, '|' || value || '|' FROM json_each(?)
+            UNION ALL {arm.format(src="from_id", dst="to_id", gate=gate)}
+            UNION ALL {arm.format(src="to_id", dst="from_id", gate=gate)}
+        )
+        SELECT seed, node, hops, w, verb, summary, pw FROM walk WHERE hops > 0
+        ORDER BY seed, node, hops, pw DESC"""
+        params = [json.dumps(list(seeds)), depth, min_weight, *tags, depth, min_weight, *tags]
+        best: dict[tuple[str, str], DocLink] = {}
+        for r in self._q(sql, params):
+            key = (r[0], r[1])
+            if key not in best and r[1] not in seeds:
+                best[key] = DocLink(r[0], r[1], r[2], float(r[3] or 0), r[4], r[5], float(r[6] or 0))
+        return list(best.values())
+
+    def document_paragraphs_by_entities(self, document_id: str, slugs: Sequence[str], limit: int) -> list[EntityHit]:
+        """A document's paragraphs/tables sharing most of `slugs` (any, in reading order, if `slugs` is empty)."""
+        if not slugs:
+            rows = self._q("SELECT id, document_id FROM paragraphs WHERE document_id = ? AND node_type = 'Paragraph'"
+                           " ORDER BY doc_position LIMIT ?", (document_id, limit))
+            return [EntityHit(r[0], r[1], []) for r in rows]
+        marks = ",".join("?" * len(slugs))
+        rows = self._q(f"SELECT node_id, document_id, group_concat(slug, '|') FROM node_entities"
+                       f" WHERE document_id = ? AND slug IN ({marks}) GROUP BY node_id"
+                       f" ORDER BY COUNT(*) DESC, node_id LIMIT ?", [document_id, *slugs, limit])
+        return [EntityHit(r[0], r[1], r[2].split("|")) for r in rows]
+
+    # ---------------------------------------------------------------- phase 3
+    def structural_neighbours(self, starts: Sequence[str], depth: int,
+                              relations: Sequence[str] = STRUCTURAL_RELATIONS, *,
+                              include_parents: bool = True) -> list[Neighbour]:
+        """Nodes within `depth` outbound structural hops of `starts` (plus parent sections).
+
+        Documents are never expanded: from a document every node is one hop away,
+        which is the fan-out the original's ANY-direction traversal suffered from.
+        """
+        if not starts or depth < 1:
+            return []
+        rel_marks = ",".join("?" * len(relations))
+        # Two recursive arms (SQLite >= 3.34) so each hop is an indexed edge lookup.
+        parents = ("UNION ALL SELECT walk.start, e.from_id, walk.hops + 1, 'PARENT', walk.path || e.from_id || '|'"
+                   " FROM walk JOIN edges e ON e.to_id = walk.node AND e.relation = 'HAS_CHILD'"
+                   " WHERE walk.hops < ? AND walk.node NOT LIKE 'documents/%'"
+                   " AND instr(walk.path, '|' || e.from_id || '|') = 0") if include_parents else ""
+        sql = f"""
+        WITH RECURSIVE walk(start, node, hops, rel, path) AS (
+            SELECT value, value, 0, NULL, '|' || value || '|' FROM json_each(?)
+            UNION ALL
+            SELECT walk.start, e.to_id, walk.hops + 1, e.relation, walk.path || e.to_id || '|'
+            FROM walk JOIN edges e ON e.from_id = walk.node AND e.relation IN ({rel_marks})
+            WHERE walk.hops < ? AND walk.node NOT LIKE 'documents/%' AND instr(walk.path, '|' || e.to_id || '|') = 0
+            {parents}
+        )
+        SELECT start, node, MIN(hops), rel FROM walk WHERE hops > 0 AND node NOT LIKE 'documents/%'
+        AND node NOT LIKE 'entities/%' GROUP BY start, node ORDER BY start, MIN(hops), node"""
+        params: list[Any] = [json.dumps(list(starts)), *relations, depth]
+        if include_parents:
+            params.append(depth)
+        rows = self._q(sql, params)
+        return [Neighbour(r[0], r[1], r[2], r[3]) for r in rows]
+
+    def sections_of(self, document_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Section rows of some documents in reading order (for TOC guidance)."""
+        if not document_ids:
+            return []
+        marks = ",".join("?" * len(document_ids))
+        rows = self._q(f"SELECT data FROM sections WHERE document_id IN ({marks}) ORDER BY document_id, doc_position",
+                       list(document_ids))
+        return [json.loads(r[0]) for r in rows]

@@ -1,0 +1,40 @@
+"""Small hand-built document graphs for the store contract suite (no parser, no NER)."""
+from __future__ import annotations
+
+from ohara_lab.ids import node_id, norm_key, slugify
+from ohara_lab.records import Document, DocumentGraph, Edge, Entity, Paragraph, Section
+
+
+def make_graph(key: str, paragraphs: list[tuple[str, list[str], list[str]]], *, title: str | None = None,
+               published: str | None = None, decay: str = "SCHOLARLY", section_title: str = "Intro",
+               entity_types: dict[str, str] | None = None) -> DocumentGraph:
+    """One document, one section, paragraphs given as (text, sumo tags, entity names)."""
+    entity_types = entity_types or {}
+    doc_id = node_id("documents", key)
+    doc = Document(id=doc_id, title=title or f"Doc {key}", source_file=f"{key}.md", file_hash=key * 4,
+                   origin_path=f"/tmp/{key}.md", published_date=published, decay_class=decay,
+                   effective_decay_class=decay)
+    sec = Section(id=node_id("sections", f"{key}-00001"), document_id=doc_id, title=section_title, level=1,
+                  node_type="Chapter", doc_position=1, sumo_tags=[])
+    graph = DocumentGraph(document=doc, sections=[sec])
+    graph.edges.append(Edge(doc_id, sec.id, "HAS_CHILD"))
+    entities: dict[str, Entity] = {}
+    prev = None
+    for i, (text, tags, names) in enumerate(paragraphs, start=2):
+        pid = node_id("paragraphs", f"{key}-{i:05d}")
+        slugs = [slugify(n) for n in names]
+        para = Paragraph(id=pid, document_id=doc_id, content=text, section_id=sec.id, doc_position=i,
+                         sumo_tags=list(tags), entity_slugs=slugs,
+                         entity_types=[entity_types.get(n, "ORG") for n in names])
+        graph.paragraphs.append(para)
+        graph.edges += [Edge(sec.id, pid, "HAS_CHILD"), Edge(pid, doc_id, "BELONGS_TO")]
+        if prev:
+            graph.edges.append(Edge(prev, pid, "NEXT_PARA"))
+        prev = pid
+        for name, slug in zip(names, slugs):
+            entities.setdefault(slug, Entity(id=node_id("entities", slug), slug=slug, name=name, norm_key=norm_key(name),
+                                             type=entity_types.get(name, "ORG")))
+            graph.edges.append(Edge(pid, node_id("entities", slug), "MENTIONS", {"context": text[:200]}))
+    graph.entities = list(entities.values())
+    doc.entity_slugs = list(entities)
+    return graph

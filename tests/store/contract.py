@@ -1,0 +1,255 @@
+"""The GraphStore contract: every backend must pass these (see test_sqlite_store.py, test_arango_store.py).
+
+A backend's test module imports `*` from here and defines a `store` fixture that
+yields a fresh, empty store.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ohara_lab.records import Edge
+from ohara_lab.store.protocol import GraphStore
+
+from .builders import make_graph
+
+
+def jaccard_linker(threshold: float = 0.1):
+    """A linker that writes SIMILAR_TO to every overlapping document (newer id -> older id)."""
+    def link(graph, ctx):
+        mine = {e.slug for e in graph.entities}
+        out = []
+        for ov in ctx.entity_overlap(mine):
+            j = len(ov.shared) / (len(mine) + ov.entity_count - len(ov.shared))
+            if j >= threshold:
+                out.append(Edge(graph.document.id, ov.document.id, "SIMILAR_TO",
+                                {"weight": round(j, 3), "verb": "discusses", "summary": "s", "tags": []}))
+        return out
+    return link
+
+
+def _sound(store: GraphStore) -> list[str]:
+    return [f"{p.code}: {p.detail}" for p in store.check() if p.severity == "error"]
+
+
+def test_is_a_graph_store(store):
+    assert isinstance(store, GraphStore)
+
+
+def test_write_and_read_back(store):
+    g = make_graph("a1", [("Bitcoin mining secures the ledger.", ["Mining"], ["Bitcoin"]),
+                          ("Nodes validate every block.", ["Computer"], ["Bitcoin", "Satoshi Nakamoto"])])
+    store.write_document(g)
+    doc = store.get_document("documents/a1")
+    assert doc is not None and doc.title == "Doc a1"
+    nodes = store.document_nodes("documents/a1")
+    assert [p["content"] for p in nodes["paragraphs"]] == ["Bitcoin mining secures the ledger.",
+                                                           "Nodes validate every block."]
+    ents = {e.slug: e for e in store.get_entities()}
+    assert ents["bitcoin"].mention_count == 2 and ents["bitcoin"].document_ids == ["documents/a1"]
+    related = store.edges(relations=["RELATED_TO"])
+    assert [(e.from_id, e.to_id, e.attrs["count"]) for e in related] == \
+        [("entities/bitcoin", "entities/satoshi-nakamoto", 1)]
+    assert _sound(store) == []
+
+
+def test_stats_count_every_collection_and_relation(store):
+    store.write_document(make_graph("a1", [("Alpha text about ledgers.", [], ["Alpha"])]))
+    s = store.stats()
+    assert (s["documents"], s["sections"], s["paragraphs"], s["entities"]) == (1, 1, 1, 1)
+    assert s["edges"] == {"BELONGS_TO": 1, "HAS_CHILD": 2, "MENTIONS": 1}
+
+
+def test_duplicate_edges_are_impossible(store):
+    g = make_graph("a1", [("Alpha text.", [], [])])
+    g.edges.append(Edge(g.edges[0].from_id, g.edges[0].to_id, g.edges[0].relation))
+    store.write_document(g)
+    assert store.stats()["edges"]["HAS_CHILD"] == 2
+    assert _sound(store) == []
+
+
+def test_same_document_twice_is_refused(store):
+    from ohara_lab.errors import StoreError
+    store.write_document(make_graph("a1", [("Alpha text.", [], [])]))
+    with pytest.raises(StoreError):
+        store.write_document(make_graph("a1", [("Alpha text.", [], [])]))
+    assert store.stats()["paragraphs"] == 1
+
+
+def test_a_failing_write_leaves_nothing(store):
+    def broken_linker(graph, ctx):
+        raise RuntimeError("crash in the middle of the write")
+    store.write_document(make_graph("a1", [("Alpha shares Bitcoin.", [], ["Bitcoin"])]))
+    before = store.stats()
+    with pytest.raises(RuntimeError):
+        store.write_document(make_graph("b2", [("Beta also Bitcoin.", [], ["Bitcoin"])]), linker=broken_linker)
+    assert store.stats() == before
+    assert store.get_document("documents/b2") is None
+    assert [e.mention_count for e in store.get_entities(["bitcoin"])] == [1]
+    assert _sound(store) == []
+
+
+def test_replace_is_idempotent_down_to_edges(store):
+    g = lambda: make_graph("a1", [("One Bitcoin paragraph.", ["Mining"], ["Bitcoin", "Alice"]),  # noqa: E731
+                                  ("Two Bitcoin paragraph.", ["Mining"], ["Bitcoin", "Alice"])])
+    store.write_document(g())
+    first = store.stats()
+    store.write_document(g(), replaces=["documents/a1"])
+    store.write_document(g(), replaces=["documents/a1"])
+    assert store.stats() == first
+    related = store.edges(relations=["RELATED_TO"])
+    assert len(related) == 1 and related[0].attrs["count"] == 2
+    assert _sound(store) == []
+
+
+def test_entities_merge_by_norm_key_and_repoint_mentions(store):
+    store.write_document(make_graph("a1", [("Bitcoin Core is software.", [], ["Bitcoin Core"])]))
+    store.write_document(make_graph("b2", [("BitcoinCore again.", [], ["BitcoinCore"])]))
+    ents = store.get_entities()
+    assert [e.slug for e in ents] == ["bitcoin-core"]
+    assert ents[0].mention_count == 2 and "BitcoinCore" in ents[0].aliases
+    mentions = store.edges(relations=["MENTIONS"])
+    assert {e.to_id for e in mentions} == {"entities/bitcoin-core"}
+    assert _sound(store) == []
+
+
+def test_delete_rolls_back_entities_and_cooccurrence(store):
+    store.write_document(make_graph("a1", [("Alice and Bob.", [], ["Alice", "Bob"])]))
+    store.write_document(make_graph("b2", [("Alice and Bob again.", [], ["Alice", "Bob"]),
+                                           ("Only Carol.", [], ["Carol"])]))
+    assert store.edges(relations=["RELATED_TO"])[0].attrs["count"] == 2
+    assert store.delete_document("documents/b2") is True
+    assert store.edges(relations=["RELATED_TO"])[0].attrs["count"] == 1
+    assert sorted(e.slug for e in store.get_entities()) == ["alice", "bob"]
+    assert [e.mention_count for e in store.get_entities(["alice"])] == [1]
+    assert store.delete_document("documents/b2") is False
+    store.delete_document("documents/a1")
+    s = store.stats()
+    assert (s["documents"], s["paragraphs"], s["entities"], s["edges"]) == (0, 0, 0, {})
+    assert _sound(store) == []
+
+
+def test_linker_writes_similar_to_and_indegree(store):
+    store.write_document(make_graph("a1", [("Alice Bob Carol.", [], ["Alice", "Bob", "Carol"])]))
+    store.write_document(make_graph("b2", [("Alice Bob Dave.", [], ["Alice", "Bob", "Dave"])]), linker=jaccard_linker())
+    sim = store.edges(relations=["SIMILAR_TO"])
+    assert [(e.from_id, e.to_id, e.attrs["weight"]) for e in sim] == [("documents/b2", "documents/a1", 0.5)]
+    assert store.get_document("documents/a1").similar_to_indegree == 1
+    store.delete_document("documents/b2")
+    assert store.edges(relations=["SIMILAR_TO"]) == []
+    assert store.get_document("documents/a1").similar_to_indegree == 0
+
+
+def test_evergreen_promotion_at_threshold(store_factory):
+    store = store_factory(evergreen_threshold=2)
+    store.write_document(make_graph("a0", [("Alice Bob.", [], ["Alice", "Bob"])], decay="CURRENT"))
+    store.write_document(make_graph("a1", [("Alice Bob.", [], ["Alice", "Bob"])]), linker=jaccard_linker())
+    assert store.get_document("documents/a0").effective_decay_class == "CURRENT"
+    store.write_document(make_graph("a2", [("Alice Bob.", [], ["Alice", "Bob"])]), linker=jaccard_linker())
+    assert store.get_document("documents/a0").effective_decay_class == "EVERGREEN"
+
+
+def test_entity_overlap_uses_only_documents_that_share(store):
+    store.write_document(make_graph("a1", [("Alice.", [], ["Alice"])]))
+    store.write_document(make_graph("c3", [("Zed.", [], ["Zed"])]))
+    seen = {}
+
+    def spy(graph, ctx):
+        seen["overlap"] = [(o.document.id, o.entity_count, o.shared) for o in ctx.entity_overlap({"alice", "bob"})]
+        return []
+    store.write_document(make_graph("b2", [("Alice Bob.", [], ["Alice", "Bob"])]), linker=spy)
+    assert seen["overlap"] == [("documents/a1", 1, ["alice"])]
+
+
+def test_vectors_round_trip_and_refresh(store):
+    store.write_document(make_graph("a1", [("First paragraph text.", [], []), ("Second paragraph text.", [], [])]))
+    ids = ["paragraphs/a1-00002", "paragraphs/a1-00003"]
+    store.put_vectors("m:test", {ids[0]: np.array([1, 0], np.float32), ids[1]: np.array([0, 1], np.float32)})
+    got_ids, matrix = store.vector_matrix("m:test")
+    assert got_ids == ids and matrix.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    assert store.vector_models() == {"m:test": 2}
+    assert store.texts_without_vectors("m:test") == []
+    store.put_vectors("m:test", {ids[0]: np.array([0.6, 0.8], np.float32)})
+    assert store.vector_matrix("m:test")[1][0].tolist() == pytest.approx([0.6, 0.8])
+    store.delete_document("documents/a1")
+    assert store.vector_models() == {}
+
+
+def test_bm25_ranks_and_filters_dates(store):
+    store.write_document(make_graph("a1", [("proof of work mining difficulty", [], []),
+                                           ("unrelated cooking recipe", [], [])], published="2014-12-01"))
+    store.write_document(make_graph("b2", [("proof of stake validators", [], [])], published="2022-09-15"))
+    store.write_document(make_graph("c3", [("some work was done here today by the team", [], [])], published=None))
+    hits = store.bm25_search(["proof", "work"], 10)
+    assert hits[0].id == "paragraphs/a1-00002"
+    assert all(h.score > 0 for h in hits) and [h.score for h in hits] == sorted([h.score for h in hits], reverse=True)
+    after = store.bm25_search(["proof", "work"], 10, date_from="2020-01-01")
+    assert {h.document_id for h in after} == {"documents/b2", "documents/c3"}  # undated documents are kept
+    before = store.bm25_search(["proof"], 10, date_to="2015-12-31")
+    assert {h.document_id for h in before} == {"documents/a1"}
+
+
+def test_bm25_treats_query_syntax_as_text(store):
+    store.write_document(make_graph("a1", [("the NEAR operator and OR AND quotes", [], [])]))
+    assert store.bm25_search(['"NEAR', "OR", "AND*"], 5)  # no FTS syntax error
+
+
+def test_tag_overlap_scores(store):
+    store.write_document(make_graph("a1", [("p1", ["Mining", "Currency"], ["Alice"]), ("p2", ["Currency"], []),
+                                           ("p3", ["Plant"], [])], entity_types={"Alice": "PERSON"}))
+    hits = store.tag_overlap({"Mining": 1.0, "Currency": 0.5}, 10, types=["PERSON"], type_weight=0.2, norm=2.0)
+    scores = {h.id: round(h.score, 6) for h in hits}
+    assert scores == {"paragraphs/a1-00002": round(1.5 / 2 + 0.2, 6), "paragraphs/a1-00003": 0.25}
+
+
+def test_entity_pivot_orders_by_shared_count(store):
+    store.write_document(make_graph("a1", [("x", [], ["Alice", "Bob"]), ("y", [], ["Alice"]), ("z", [], ["Carol"])]))
+    hits = store.entity_pivot(["alice", "bob"], 10)
+    assert [(h.id, sorted(h.shared)) for h in hits] == [("paragraphs/a1-00002", ["alice", "bob"]),
+                                                       ("paragraphs/a1-00003", ["alice"])]
+    assert store.entities_by_names(["alice", "nobody"]) == {"alice": ["alice"]}
+
+
+def test_similar_documents_gates_every_hop(store):
+    for key in ("a1", "b2", "c3", "d4"):
+        store.write_document(make_graph(key, [(f"text {key}", [], [])]))
+    edges = [Edge("documents/b2", "documents/a1", "SIMILAR_TO", {"weight": 0.8, "verb": "v1", "summary": "s1"}),
+             Edge("documents/c3", "documents/b2", "SIMILAR_TO", {"weight": 0.1, "verb": "v2", "summary": "s2",
+                                                                 "tags": ["Mining"]}),
+             Edge("documents/d4", "documents/c3", "SIMILAR_TO", {"weight": 0.9, "verb": "v3", "summary": "s3"})]
+    store.write_document(make_graph("e5", [("linker host", [], [])]), linker=lambda g, ctx: edges)
+    one = store.similar_documents(["documents/a1"], 1, min_weight=0.3)
+    assert [(l.document_id, l.hops, l.verb) for l in one] == [("documents/b2", 1, "v1")]
+    # c3 is reachable from b2 only through a weak edge without a matching tag: blocked at hop 2
+    two = store.similar_documents(["documents/a1"], 3, min_weight=0.3)
+    assert {l.document_id for l in two} == {"documents/b2"}
+    tagged = store.similar_documents(["documents/a1"], 3, min_weight=0.3, tags=["Mining"])
+    got = {l.document_id: (l.hops, round(l.path_weight, 3)) for l in tagged}
+    assert got == {"documents/b2": (1, 0.8), "documents/c3": (2, 0.08), "documents/d4": (3, 0.072)}
+
+
+def test_structural_neighbours(store):
+    store.write_document(make_graph("a1", [("p1 text", [], []), ("p2 text", [], []), ("p3 text", [], [])]))
+    got = {(n.id, n.hops) for n in store.structural_neighbours(["paragraphs/a1-00002"], 2)}
+    # NEXT_PARA to p2 (1 hop), p3 (2 hops); parent section (1 hop), its other children (2 hops); never the document
+    assert got == {("paragraphs/a1-00003", 1), ("sections/a1-00001", 1), ("paragraphs/a1-00004", 2)}
+
+
+def test_update_edges_replaces_attributes(store):
+    store.write_document(make_graph("a1", [("Alice Bob.", [], ["Alice", "Bob"])]))
+    store.write_document(make_graph("b2", [("Alice Bob.", [], ["Alice", "Bob"])]), linker=jaccard_linker())
+    n = store.update_edges([Edge("documents/b2", "documents/a1", "SIMILAR_TO", {"weight": 1.0, "verb": "extends"}),
+                            Edge("documents/x", "documents/y", "SIMILAR_TO", {})])
+    assert n == 1
+    assert store.edges(relations=["SIMILAR_TO"])[0].attrs == {"weight": 1.0, "verb": "extends"}
+
+
+def test_feedback_is_stored(store):
+    store.add_feedback("q", "h", "paragraphs/x", 1, "positive")
+    assert [(f["node_id"], f["signal"], f["rank"]) for f in store.feedback()] == [("paragraphs/x", "positive", 1)]
+
+
+def test_meta_round_trip(store):
+    store.set_meta("extractor", {"name": "rules-1"})
+    assert store.get_meta("extractor") == {"name": "rules-1"}
+    assert store.get_meta("missing", 7) == 7
