@@ -115,11 +115,24 @@ class Atlas:
             from .retrieval.engine import Engine  # noqa: PLC0415
 
             self._engine = Engine(self.store, self.settings)
+            from .llm.hooks import install_retrieval_hooks  # noqa: PLC0415
+
+            install_retrieval_hooks(self._engine, self.settings)
         return self._engine
 
-    def query(self, text: str, **overrides: Any) -> Any:
-        """Retrieve with every phase; returns a `RetrievalResult` whose hits explain themselves."""
-        return self.engine.query(text, **overrides)
+    def query(self, text: str, *, mode: str = "standard", session_history: list[dict[str, str]] | None = None,
+              **overrides: Any) -> Any:
+        """Retrieve with every phase; returns a `RetrievalResult` whose hits explain themselves.
+
+        `mode`: standard | cor (Chain-of-Retrieval) | agent (agentic tool dispatch).
+        `session_history`: earlier turns `[{"role": "user"|"assistant", "content": ...}]`.
+        Any setting can be overridden per call (`bm25_weight=0.6`, `result_limit=10`, ...).
+        """
+        if mode == "standard":
+            return self.engine.query(text, session_history=session_history, **overrides)
+        from .modes import run_mode  # noqa: PLC0415
+
+        return run_mode(self, text, mode, session_history=session_history, **overrides)
 
     def answer(self, question: str, **overrides: Any) -> Any:
         """Answer from the Principal tier with `[n]` citations, or say the evidence is insufficient."""

@@ -195,9 +195,11 @@ def _weights(pairs: tuple[str, ...]) -> dict[str, float]:
 @click.option("--limit", type=int, default=None, help="results to return (default: OHARA_RESULT_LIMIT)")
 @click.option("--weight", "weights", multiple=True, metavar="NAME=VALUE", help="fusion weight override (repeatable)")
 @click.option("--embedder", default=None, help="embedder for the query vector (must match the atlas)")
+@click.option("--cor", is_flag=True, help="Chain-of-Retrieval: follow the Explorer frontier and re-query")
+@click.option("--agent", is_flag=True, help="agentic mode: choose retrieval tools step by step")
 @_fail_cleanly
 def query(text: str, atlas: str | None, show_tiers: bool, verbose: bool, as_json: bool, limit: int | None,
-          weights: tuple[str, ...], embedder: str | None) -> None:
+          weights: tuple[str, ...], embedder: str | None, cor: bool, agent: bool) -> None:
     """Retrieve with every phase and show why each result was found."""
     from .render import render_results, render_tiers  # noqa: PLC0415
 
@@ -206,14 +208,35 @@ def query(text: str, atlas: str | None, show_tiers: bool, verbose: bool, as_json
         overrides["result_limit"] = limit
     if embedder:
         overrides["embedder"] = embedder
+    mode = "agent" if agent else "cor" if cor else "standard"
     with _open(atlas) as a:
-        result = a.query(text, **overrides)
+        result = a.query(text, mode=mode, **overrides)
     if as_json:
         _print_json(result.to_dict())
     elif show_tiers:
         click.echo(render_tiers(result))
     else:
         click.echo(render_results(result, verbose=verbose))
+
+
+@main.command()
+@click.argument("question")
+@click.option("--atlas", help=ATLAS_HELP)
+@click.option("--cor", is_flag=True, help="retrieve with Chain-of-Retrieval")
+@click.option("--agent", is_flag=True, help="retrieve with the agentic mode")
+@click.option("--json", "as_json", is_flag=True, help="print the answer, citations and retrieval as JSON")
+@_fail_cleanly
+def answer(question: str, atlas: str | None, cor: bool, agent: bool, as_json: bool) -> None:
+    """Answer from the Principal tier with [n] citations, or say the evidence is insufficient."""
+    mode = "agent" if agent else "cor" if cor else "standard"
+    with _open(atlas) as a:
+        ans = a.answer(question, mode=mode)
+    if as_json:
+        _print_json(ans.to_dict())
+        return
+    click.echo(ans.text)
+    for c in ans.citations:
+        click.echo(f"[{c['ref']}] {c.get('title') or c['node_id']} ({c['document_id']}) score={c['score']:.3f}")
 
 
 @main.command()
@@ -249,6 +272,16 @@ def ontology_build(owl: Path, wordnet: Path, out: Path | None) -> None:
     report = build_ontology(owl, wordnet, **kwargs)
     _print_json(report.to_dict() if hasattr(report, "to_dict") else vars(report))
 
+
+def _register_eval_commands() -> None:
+    """`ohara eval` and `ohara reproduce` live with the evaluation harness."""
+    from .eval.commands import eval_command, reproduce_command  # noqa: PLC0415 - heavy imports stay inside them
+
+    main.add_command(eval_command, "eval")
+    main.add_command(reproduce_command, "reproduce")
+
+
+_register_eval_commands()
 
 if __name__ == "__main__":  # pragma: no cover
     main()

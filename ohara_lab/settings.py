@@ -73,6 +73,8 @@ class Settings:
     struct_weight: float = _opt(0.3, "fusion weight of phase 3 (structural neighbours)")
     cross_doc_weight: float = _opt(0.4, "fusion weight of phase 1c (SIMILAR_TO expansion)")
     vector_weight: float = _opt(0.5, "fusion weight of phase 1d (dense vectors); 0 skips the phase")
+    fusion: str = _opt("weighted", "how phases combine: weighted (max-normalised sum) | rrf (reciprocal rank)")
+    rrf_k: int = _opt(60, "k of reciprocal-rank fusion: each phase adds 1/(k + rank)")
     adaptive_weights: bool = _opt(True, "multiply weights by the query-mode row (factoid/synthesis/exploratory)")
     normalize_scores: bool = _opt(True, "max-normalise each phase before the weighted sum")
     many_angle: bool = _opt(True, "graph phases re-score nodes other phases found (H1); false = original")

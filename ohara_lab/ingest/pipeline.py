@@ -14,7 +14,7 @@ import re
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -186,7 +186,8 @@ class Ingestor:
                            clean=_clean_mentions())
         with timer.stage("time"):
             title = _title(parsed, specials.markdown)
-            temporal = extract_temporal(parsed.markdown, parsed.metadata, title, parsed.path)
+            today = date.fromisoformat(self.settings.reference_date) if self.settings.reference_date else None
+            temporal = extract_temporal(parsed.markdown, parsed.metadata, title, parsed.path, today=today)
         document = self._document(doc_id, parsed, file_hash, origin, size, title, temporal, structured, structure)
         toc = specials.toc or _outline_toc(parsed)
         document.toc_entries = [e.to_dict() for e in toc]
@@ -213,7 +214,7 @@ class Ingestor:
             file_size=size, parser_engine=parsed.parser, upload_time=_now(),
             published_date=temporal.published_date, temporal_coverage_start=temporal.coverage_start,
             temporal_coverage_end=temporal.coverage_end, temporal_granularity=temporal.granularity,
-            temporal_confidence=temporal.confidence, temporal_needs_review=temporal.source not in ("metadata",),
+            temporal_confidence=temporal.confidence, temporal_needs_review=temporal.source != "none",
             decay_class=temporal.decay_class, effective_decay_class=temporal.decay_class,
             ingestion_status=status,
             ingestion_error=f"LLM processing failed for {len(pending)} of {len(structured)} chunk(s)" if pending else None,

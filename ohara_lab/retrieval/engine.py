@@ -34,9 +34,11 @@ class Engine:
         self.settings = settings
         self._ontology: Any = None
         self._embedders: dict[str, Any] = {}
-        # Hooks the LLM layer installs (fingerprint 0a, TOC selector 0b); offline by default.
-        self.fingerprint: Callable[..., None] | None = None
-        self.toc_selector: Callable[[str, list[dict[str, Any]]], list[str]] = lexical_selector
+        # Hooks the LLM layer installs (`ohara_lab.llm.hooks`); offline behaviour without them.
+        self.fingerprint: Callable[[QueryState], None] | None = None  # phase 0a
+        self.toc_selector: Callable[[str, list[dict[str, Any]]], list[str]] = lexical_selector  # phase 0b
+        self.after_bm25: list[Callable[[QueryState, Any], None]] = []  # e.g. reasoning sub-queries
+        self.after_tiers: list[Callable[[RetrievalResult, QueryState], None]] = []  # self-RAG, rerank, verify, ...
 
     def invalidate(self) -> None:
         """Forget per-atlas caches after a write."""
@@ -50,33 +52,46 @@ class Engine:
         return self._ontology
 
     # ------------------------------------------------------------------ query
-    def query(self, text: str, **overrides: Any) -> RetrievalResult:
+    def query(self, text: str, *, session_history: list[dict[str, str]] | None = None,
+              **overrides: Any) -> RetrievalResult:
+        """Run every phase for `text`; `session_history` = earlier turns `[{role, content}]` (conversational)."""
         settings = self.settings.override(**overrides)
         timings: dict[str, float] = {}
         clock = _Clock(timings)
         with clock("phase0"):
             state = QueryState(parse_query(text), settings)
+            state.history = list(session_history or [])[-settings.session_history_limit:]
             offline_fingerprint(state.query, self.store, self.ontology)
             if self.fingerprint is not None:
-                self.fingerprint(state.query, settings)
+                self.fingerprint(state)
         self._run_phases(state, clock)
         with clock("fusion"):
             weights = phase_weights(settings, state.query.mode)
-            fused = fuse(state.hits, weights, settings.normalize_scores)
+            fused = fuse(state.hits, weights, settings.normalize_scores, settings.fusion, settings.rrf_k)
         with clock("temporal"):
             fused = self._temporal(fused, state, settings)
         with clock("tiers"):
             tiers = self._tiers(fused, settings)
         with clock("views"):
             views = self._views(fused[: settings.result_limit], tiers)
-        timings["total"] = sum(v for k, v in timings.items())
-        return RetrievalResult(state.query, weights, fused, settings.result_limit, tiers, views, timings,
-                               dict(state.skipped), settings.to_dict())
+        result = RetrievalResult(state.query, weights, fused, settings.result_limit, tiers, views, timings,
+                                 dict(state.skipped), settings.to_dict())
+        for hook in self.after_tiers:
+            with clock(getattr(hook, "__name__", "after_tiers")):
+                hook(result, state)
+        if self.after_tiers:
+            with clock("views"):
+                result.views.update(self._views(result.results, result.tiers))
+        timings["total"] = sum(v for k, v in timings.items() if k != "total")
+        return result
 
     def _run_phases(self, state: QueryState, clock: "_Clock") -> None:
         s, store = state.settings, self.store
         with clock("bm25"):
             state.hits["fulltext"] = bm25(state, store, s)
+        for hook in self.after_bm25:
+            with clock(getattr(hook, "__name__", "after_bm25")):
+                hook(state, store)
         with clock("sumo"):
             state.hits["sumo"] = sumo(state, store, s, self.ontology)
         with clock("entity_pivot"):

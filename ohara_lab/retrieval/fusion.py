@@ -8,6 +8,7 @@ fused score can always be taken apart again.
 """
 from __future__ import annotations
 
+from ..errors import UsageError
 from ..settings import Settings
 from .hits import PHASES, Contribution, Fused, Hit
 
@@ -44,15 +45,25 @@ def normaliser(hits: list[Hit], normalise: bool) -> float:
     return m if m > 0 else 1.0
 
 
-def fuse(hits_by_phase: dict[str, list[Hit]], weights: dict[str, float], normalise: bool = True) -> list[Fused]:
-    """Weighted sum of max-normalised phase scores per node, best first (ties by id)."""
+def fuse(hits_by_phase: dict[str, list[Hit]], weights: dict[str, float], normalise: bool = True,
+         method: str = "weighted", rrf_k: int = 60) -> list[Fused]:
+    """Per node, the sum over phases of weight × normalised score; best first (ties by id).
+
+    `weighted`: normalised = score / phase max. `rrf` (reciprocal-rank fusion,
+    Cormack et al., SIGIR 2009): normalised = 1 / (k + rank), rank 1-based within
+    the phase, so only the order of each phase matters.
+    """
+    if method not in ("weighted", "rrf"):
+        raise UsageError(f"unknown fusion {method!r}; choose weighted or rrf")
     fused: dict[str, Fused] = {}
     for phase in PHASES:
         hits = hits_by_phase.get(phase, [])
         m = normaliser(hits, normalise)
         w = weights.get(phase, 0.0)
+        ranked = sorted(hits, key=lambda h: (-h.score, h.id))
+        rank = {h.id: i for i, h in enumerate(ranked, start=1)}
         for h in hits:
-            norm = h.score / m
+            norm = 1.0 / (rrf_k + rank[h.id]) if method == "rrf" else h.score / m
             entry = fused.setdefault(h.id, Fused(h.id, h.document_id, 0.0))
             entry.document_id = entry.document_id or h.document_id
             contribution = Contribution(phase, w * norm, h.score, norm, w,

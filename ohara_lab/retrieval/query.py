@@ -29,9 +29,12 @@ _CURRENT = re.compile(r"\b(latest|current|now|today|recent|modern|contemporary)\
 _HISTORICAL = re.compile(r"\b(history|historical|era|ancient|medieval|century)\b", re.I)
 _YEAR_1500 = re.compile(r"\b1[5-9]\d\d\b")
 _ORDERING = re.compile(
-    r"\b((which|what|who)\b.{0,60}\b(first|earlier|later|last|earliest|latest)\b"
+    r"\b((which|what|who)\b.{0,60}\b(first|earlier|later|earliest)\b"
     r"|before or after|after or before|earlier than|later than|prior to|preceded?|followed|in what order"
-    r"|which came first|happened first|reported (first|earlier|later))", re.I)
+    r"|which came first|happened first|shortly after|(a|the) later (report|article|story)"
+    r"|(published|reported|released|posted|dated)\b.{0,40}\b(before|after|earlier|later|prior)\b"
+    r"|\b(before|after)\b.{0,80}\b(published|reported|released|posted)\b"
+    r"|between the\b.{0,250}\band the\b)", re.I)
 _INFLUENCE = re.compile(r"\b(influenc\w*|led to|caused|evolv\w*|lineage|inspired|derived from|builds? on)\b", re.I)
 _BEFORE = re.compile(r"\bbefore\s+((?:19|20)\d\d)\b", re.I)
 _AFTER = re.compile(r"\b(?:after|since)\s+((?:19|20)\d\d)\b", re.I)

@@ -21,6 +21,7 @@ class QueryState:
     toc_sections: list[str] = field(default_factory=list)  # phase 0b picks
     query_vector: Any = None
     query_vector_model: str | None = None
+    history: list[dict[str, str]] = field(default_factory=list)  # earlier conversation turns {role, content}
 
     @property
     def limit(self) -> int:

@@ -1,0 +1,240 @@
+"""`build_layout`: wires the layout steps into one `MapLayout` (spec §6).
+
+Order of work: time (Z) → ontology plane (x, y) → collisions → discs →
+satellites → colours → auras → edges → guides → camera. Each step lives in its
+own module with its formula; this module only gathers inputs and outputs.
+
+Rows of the result follow node kinds in `NODE_KINDS` order (documents,
+sections, paragraphs/figures/tables in input order, entities, tags). Sections
+and text nodes whose document is absent are skipped, and so are edges whose
+ends are not drawn. A tag node's id is `tags/<tag>`.
+"""
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ohara_lab.errors import UsageError
+from ohara_lab.layout import colors as palette
+from ohara_lab.layout import time_axis
+from ohara_lab.layout.auras import build_auras, decay_class
+from ohara_lab.layout.camera import bounds, fit_camera
+from ohara_lab.layout.colors import NodeStyleKey, node_colors
+from ohara_lab.layout.discs import place_discs
+from ohara_lab.layout.guides import build_guides
+from ohara_lab.layout.inputs import NODE_KINDS, MapInput, OntologyCategories
+from ohara_lab.layout.maplayout import Discs, MapLayout
+from ohara_lab.layout.satellites import place_entities, place_tags, satellite_distance, top_tags
+from ohara_lab.layout.sunburst import category_xy, document_category, fan_out_collisions, sunburst_layout
+from ohara_lab.layout.time_axis import date_units, document_date, place_in_time
+
+TAG_TETHER = "TAG_TETHER"  # derived edge: tag node → section holding a text node tagged with it
+TETHER_TAGS = 3  # a text node tethers its first 3 tags (spec §6 "Tethers")
+DEFAULT_EDGE_KINDS: tuple[str, ...] = ("HAS_CHILD", "SIMILAR_TO", TAG_TETHER)
+NODE_SIZES = {"document": 12.0, "section": 6.0, "paragraph": 4.0, "figure": 4.0, "table": 5.0}
+TAG_PREFIX = "tags/"
+LABEL_TITLE_CHARS = 30
+
+
+@dataclass
+class _Rows:
+    """Node rows accumulated kind by kind before they become arrays."""
+
+    xyz: list[np.ndarray] = field(default_factory=list)
+    sizes: list[np.ndarray] = field(default_factory=list)
+    kinds: list[int] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    document: list[int] = field(default_factory=list)
+    style: list[NodeStyleKey] = field(default_factory=list)
+
+    def add(self, kind: str, xyz: np.ndarray, sizes: np.ndarray, ids: list[str], labels: list[str],
+            document: list[int], style: list[NodeStyleKey]) -> None:
+        self.xyz.append(np.asarray(xyz, dtype=np.float64).reshape(-1, 3))
+        self.sizes.append(np.broadcast_to(np.asarray(sizes, dtype=np.float64), (len(ids),)))
+        self.kinds += [NODE_KINDS.index(kind)] * len(ids)
+        self.ids += ids
+        self.labels += labels
+        self.document += document
+        self.style += style
+
+
+def _document_label(title: str, date: str | None) -> str:
+    year = f"[{date[:4]}]" if date_units(date) is not None else "[undated]"
+    return f"{title[:LABEL_TITLE_CHARS]}  {year}"
+
+
+def _check_kinds(include: Collection[str]) -> set[str]:
+    unknown = set(include) - set(NODE_KINDS)
+    if unknown:
+        raise UsageError(f"unknown node kinds {sorted(unknown)}; choose from {list(NODE_KINDS)}")
+    return set(include)
+
+
+def build_layout(
+    map_input: MapInput,
+    ontology: OntologyCategories,
+    resolution: str = "year",
+    color_mode: str = "by_document",
+    edge_kinds: Collection[str] | None = DEFAULT_EDGE_KINDS,
+    include: Collection[str] = NODE_KINDS,
+) -> MapLayout:
+    """Lay out the corpus as the space-time map.
+
+    `edge_kinds` selects relations (plus the derived `TAG_TETHER`); None keeps
+    every relation present. `include` selects node kinds to draw; hidden kinds
+    still shape the layout (sections keep their rings, tags still come from
+    the visible text nodes only).
+    """
+    time_axis.resolution(resolution)  # fail fast on a bad name, before any work
+    palette.color_mode(color_mode)
+    shown = _check_kinds(include)
+    docs = map_input.documents
+    doc_row = {d.id: i for i, d in enumerate(docs)}
+
+    # Z, then the ontology plane, then collisions (which need both).
+    dates = [document_date(d.published_date, d.coverage_start) for d in docs]
+    doc_z, timeline = place_in_time(dates, resolution)
+    cat_layout = sunburst_layout(ontology)
+    doc_xyz = np.zeros((len(docs), 3))
+    for i, d in enumerate(docs):
+        doc_xyz[i, :2] = category_xy(document_category(d.sumo_tags, ontology), ontology, cat_layout)
+    doc_xyz[:, 2] = doc_z
+    doc_xyz = fan_out_collisions(doc_xyz)
+
+    # Discs.
+    sections = [s for s in map_input.sections if s.document_id in doc_row]
+    texts = [t for t in map_input.text_nodes if t.document_id in doc_row]
+    sec_doc = np.array([doc_row[s.document_id] for s in sections], dtype=np.int64)
+    txt_doc_rows = [doc_row[t.document_id] for t in texts]  # plain ints: indexed per node below
+    txt_doc = np.array(txt_doc_rows, dtype=np.int64)
+    discs = place_discs(
+        doc_xyz,
+        sec_doc, np.array([s.level for s in sections], dtype=np.int64),
+        np.array([s.doc_position for s in sections], dtype=np.int64),
+        txt_doc, np.array([t.doc_position for t in texts], dtype=np.int64),
+    )
+    distance = satellite_distance(float(discs.disc_radius.max()) if len(docs) else 0.0)
+
+    # Satellites: entities, then the top tags of the visible text nodes.
+    entities = map_input.entities
+    ent = place_entities(
+        doc_xyz,
+        [[doc_row[d] for d in e.document_ids if d in doc_row] for e in entities],
+        [e.id for e in entities],
+        [e.mention_count for e in entities],
+        distance,
+    )
+    visible = [t for t in texts if t.kind in shown]
+    ranked = top_tags([t.sumo_tags for t in visible])
+    tag_names = [t for t, _ in ranked]
+    # A text node is held by its section, or by its document when it has none.
+    anchor = {s.id: discs.section_xyz[i] for i, s in enumerate(sections)}
+    anchor.update((d.id, doc_xyz[i]) for i, d in enumerate(docs))
+    holder = {t.id: t.section_id if t.section_id in anchor else t.document_id for t in visible}
+    holders: dict[str, dict[str, None]] = {t: {} for t in tag_names}  # dicts: ordered, deduplicated
+    for t in visible:
+        for tag in t.sumo_tags:
+            if tag in holders:
+                holders[tag][holder[t.id]] = None
+    tags = place_tags(
+        tag_names, [c for _, c in ranked],
+        [np.array([anchor[h] for h in holders[t]]) for t in tag_names],
+        doc_xyz[:, :2].mean(axis=0) if len(docs) else np.zeros(2),
+        distance,
+    )
+    tethers = [(TAG_PREFIX + tag, holder[t.id]) for t in visible for tag in t.sumo_tags[:TETHER_TAGS] if tag in holders]
+
+    # Rows, kind by kind.
+    doc_tag = [_first(d.sumo_tags) for d in docs]
+    doc_keys = [NodeStyleKey("document", None, tag, tag) for tag in doc_tag]
+    rows = _Rows()
+    if "document" in shown:
+        rows.add("document", doc_xyz, NODE_SIZES["document"], [d.id for d in docs],
+                 [_document_label(d.title, dates[i]) for i, d in enumerate(docs)], list(range(len(docs))),
+                 doc_keys)
+    if "section" in shown:
+        rows.add("section", discs.section_xyz, NODE_SIZES["section"], [s.id for s in sections],
+                 [s.title or s.id for s in sections], sec_doc.tolist(),
+                 [NodeStyleKey("section", s.level, _first(s.sumo_tags), doc_tag[doc_row[s.document_id]])
+                  for s in sections])
+    for kind in ("paragraph", "figure", "table"):
+        if kind not in shown:
+            continue
+        picked = [i for i, t in enumerate(texts) if t.kind == kind]
+        rows.add(kind, discs.text_xyz[picked], NODE_SIZES[kind], [texts[i].id for i in picked],
+                 [texts[i].label or kind for i in picked], [txt_doc_rows[i] for i in picked],
+                 [NodeStyleKey(kind, None, _first(texts[i].sumo_tags), doc_tag[txt_doc_rows[i]])
+                  for i in picked])
+    if "entity" in shown:
+        rows.add("entity", ent.xyz, ent.sizes, [e.id for e in entities], [e.name for e in entities],
+                 [-1] * len(entities), [NodeStyleKey("entity")] * len(entities))
+    if "tag" in shown:
+        rows.add("tag", tags.xyz, tags.sizes, [TAG_PREFIX + t for t in tag_names], list(tag_names),
+                 [-1] * len(tag_names), [NodeStyleKey("tag", None, t) for t in tag_names])
+
+    positions = (np.concatenate(rows.xyz) if rows.xyz else np.zeros((0, 3))).astype(np.float32)
+    colors = node_colors(color_mode, rows.style, ontology)
+    ids = rows.ids
+    row_of = {node_id: i for i, node_id in enumerate(ids)}
+
+    # Auras follow the document colours in by-document mode (spec §6).
+    auras = build_auras(
+        doc_xyz, discs.disc_radius,
+        [decay_class(d.effective_decay_class, d.decay_class) for d in docs],
+        node_colors(color_mode, doc_keys, ontology) if color_mode == "by_document" else None,
+    )
+
+    edges, edge_codes, edge_names = _edges(
+        [(e.from_id, e.to_id, e.relation) for e in map_input.edges] + [(a, b, TAG_TETHER) for a, b in tethers],
+        row_of, edge_kinds,
+    )
+    box = bounds(positions)
+    max_z = float(doc_xyz[:, 2].max()) if len(docs) else 0.0
+    return MapLayout(
+        positions=positions,
+        colors=colors,
+        sizes=np.concatenate(rows.sizes).astype(np.float32) if rows.sizes else np.zeros(0, np.float32),
+        kinds=np.array(rows.kinds, dtype=np.uint8),
+        ids=ids,
+        labels=rows.labels,
+        node_document=np.array(rows.document, dtype=np.int32),
+        edges=edges,
+        edge_kinds=edge_codes,
+        edge_kind_names=edge_names,
+        discs=Discs(
+            document_ids=[d.id for d in docs],
+            node_index=np.array([row_of.get(d.id, -1) for d in docs], dtype=np.int32),
+            centers=doc_xyz.astype(np.float32),
+            radii=discs.disc_radius.astype(np.float32),
+        ),
+        auras=auras,
+        timeline=timeline,
+        guides=build_guides(ontology, cat_layout, max_z, timeline.undated_z),
+        bounds=box,
+        camera=fit_camera(box),
+        color_mode=color_mode,
+    )
+
+
+def _first(tags: Sequence[str]) -> str | None:
+    return tags[0] if tags else None
+
+
+def _edges(
+    triples: Sequence[tuple[str, str, str]],
+    row_of: dict[str, int],
+    edge_kinds: Collection[str] | None,
+) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """(from, to) rows, kind codes and kind names of the drawable, wanted, distinct edges."""
+    wanted = None if edge_kinds is None else tuple(dict.fromkeys(edge_kinds))
+    kept: dict[tuple[int, int, str], None] = {}  # a dict: first-seen order, duplicates dropped
+    for a, b, kind in triples:
+        if (wanted is None or kind in wanted) and a in row_of and b in row_of:
+            kept[(row_of[a], row_of[b], kind)] = None
+    names = wanted if wanted is not None else tuple(dict.fromkeys(k for _, _, k in kept))
+    code = {name: i for i, name in enumerate(names)}
+    pairs = np.array([(a, b) for a, b, _ in kept], dtype=np.int32).reshape(-1, 2)
+    return pairs, np.array([code[k] for _, _, k in kept], dtype=np.uint8), names

@@ -1,0 +1,49 @@
+"""The one table of supported formats: it drives dispatch and the "unsupported" message."""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..records import ParsedDocument
+from . import sniff
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    extensions: tuple[str, ...]
+    sniff: Callable[[Path, bytes], None]
+    module: str  # sibling module exposing parse(path, data) -> ParsedDocument
+    no_text_reason: str = "no extractable text"
+
+    def parser(self) -> Callable[[Path, bytes], ParsedDocument]:
+        # Imported on first use: `import ohara_lab.parse` stays cheap and a
+        # Markdown-only run never loads pdfium, lxml or mammoth.
+        return importlib.import_module(f"{__package__}.{self.module}").parse
+
+
+FORMATS: tuple[Format, ...] = (
+    Format("markdown", (".md", ".markdown"), sniff.utf8_text, "markdown"),
+    Format("text", (".txt",), sniff.utf8_text, "text"),
+    Format("pdf", (".pdf",), sniff.pdf, "pdf", "no extractable text (scanned?)"),
+    Format("docx", (".docx",), sniff.docx, "docx"),
+    Format("epub", (".epub",), sniff.epub, "epub"),
+    Format("html", (".html", ".htm", ".xhtml"), sniff.html, "html"),
+)
+
+SUPPORTED_EXTENSIONS: tuple[str, ...] = tuple(sorted(e for f in FORMATS for e in f.extensions))
+
+_BY_EXTENSION = {ext: f for f in FORMATS for ext in f.extensions}
+
+
+def format_for(path: Path) -> Format | None:
+    """The format claimed by the file's extension (case-insensitive), or None."""
+    return _BY_EXTENSION.get(path.suffix.lower())
+
+
+def unsupported_reason(path: Path) -> str:
+    ext = path.suffix.lower()
+    what = f"extension {ext!r}" if ext else "file without an extension"
+    return f"unsupported {what} (supported: {', '.join(SUPPORTED_EXTENSIONS)})"

@@ -1,0 +1,1 @@
+"""LLM prompt templates and their JSON output schemas (package data)."""

@@ -1,0 +1,57 @@
+"""The static matplotlib view (Agg backend, set in conftest.py)."""
+from __future__ import annotations
+
+import io
+
+import pytest
+from matplotlib.figure import Figure
+
+from ohara_lab.errors import UsageError
+from ohara_lab.layout import MapInput, build_layout, plot_map
+from ohara_lab.layout.synthetic import TreeOntology, synthetic_map_input, synthetic_ontology
+
+
+@pytest.fixture(scope="module")
+def small_map():
+    corpus = synthetic_map_input(12, seed=7)
+    corpus.documents[0] = type(corpus.documents[0])(corpus.documents[0].id, "no date")  # force an undated slab
+    return build_layout(corpus, synthetic_ontology())
+
+
+def test_3d_view_labels_time(small_map) -> None:
+    fig = plot_map(small_map, projection="3d")
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_zticklabels()]
+    assert labels[0] == "undated"
+    assert set(labels) <= set(small_map.timeline.tick_labels)
+    assert 2 <= len(labels) <= 12
+    assert ax.get_zlabel() == "time"
+    assert len(ax.texts) == len(small_map.guides.names)  # one label per topic column
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=40)
+    assert buffer.getvalue()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_side_view_on_given_axes(small_map) -> None:
+    fig = Figure()
+    ax = fig.add_subplot()
+    assert plot_map(small_map, ax=ax, projection="xz") is fig
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels[0] == "undated" and set(labels) <= set(small_map.timeline.tick_labels)
+    assert ax.get_xlabel() == "time"
+    assert len(ax.collections) >= 2  # edges and points
+
+
+def test_projection_checks(small_map) -> None:
+    with pytest.raises(UsageError, match="top"):
+        plot_map(small_map, projection="top")
+    ax = Figure().add_subplot()
+    with pytest.raises(UsageError, match="3d"):
+        plot_map(small_map, ax=ax, projection="3d")
+
+
+def test_empty_map_still_draws() -> None:
+    layout = build_layout(MapInput(), TreeOntology(parents={"Only": None}))
+    assert len(layout) == 0
+    assert isinstance(plot_map(layout, projection="xz"), Figure)
+    assert isinstance(plot_map(layout, projection="3d"), Figure)

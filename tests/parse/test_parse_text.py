@@ -1,0 +1,224 @@
+"""Markdown pass-through, plain-text heuristics and HTML cleaning."""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ohara_lab.errors import ParseError
+from ohara_lab.parse import parse_file
+from ohara_lab.parse.markup import PAGE_BREAK, headings
+
+GPL3 = Path("/usr/share/common-licenses/GPL-3")
+
+
+def _write(tmp_path: Path, name: str, content: str | bytes) -> Path:
+    path = tmp_path / name
+    if isinstance(content, str):
+        path.write_text(content, encoding="utf-8")
+    else:
+        path.write_bytes(content)
+    return path
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+def test_markdown_passes_through(tmp_path):
+    text = "# Title\n\nSome *text*.\n\n-----\n\n## Next page\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n"
+    doc = parse_file(_write(tmp_path, "a.md", text))
+    assert doc.markdown == text
+    assert doc.parser == "markdown"
+    assert doc.title == "Title"
+
+
+def test_markdown_bom_and_crlf_are_accepted(tmp_path):
+    doc = parse_file(_write(tmp_path, "b.markdown", b"\xef\xbb\xbf# Caf\xc3\xa9\r\n\r\nText\r\n"))
+    assert doc.markdown == "# Café\n\nText\n"
+
+
+@pytest.mark.parametrize(
+    "data, reason",
+    [
+        (b"# Title\n\nok\x00binary", "not UTF-8 text: NUL byte at byte offset 11"),
+        (b"# Title\n\xff\xfe broken", "not UTF-8 text: invalid byte 0xff at byte offset 8"),
+        (b"\xef\xbb\xbf# T\n\xc3", "not UTF-8 text: invalid byte 0xc3 at byte offset 7"),
+    ],
+)
+def test_markdown_must_be_utf8(tmp_path, data, reason):
+    path = _write(tmp_path, "bad.md", data)
+    with pytest.raises(ParseError) as err:
+        parse_file(path)
+    assert err.value.reason == reason
+    assert str(path) in str(err.value)
+
+
+# --------------------------------------------------------------------------- plain text
+
+LICENCE = """\
+                         THE TIDE POOL LICENCE
+                        Version 1, 1 June 2024
+
+ Copyright (C) 2024 Nobody in Particular.
+ Everyone may copy this text.
+
+                              Preamble
+
+  This licence is written for the tests of a plain-text parser.  Its
+lines are wrapped by hand at about seventy characters, like the licences
+that ship with every Linux system, and its paragraphs must come out of
+the parser as single lines with every word intact.
+
+                         TERMS AND CONDITIONS
+
+  0. Definitions.
+
+  "Pool" means any hollow in the rock that holds sea water when the tide
+is out, however small or large it may be.
+
+  1. Permissions.
+
+  You may observe any pool, subject to these conditions:
+
+    a) You must not remove the animals living in the pool or
+    disturb the rocks around it.
+
+    b) You must put back any stone that you lift.
+
+    mkdir pools
+    cd pools
+
+Methods
+=======
+
+Counting starts at low tide.
+\f
+NO WARRANTY
+
+  2. Warranty.  There is no warranty of any kind, and this numbered
+line starts a paragraph rather than a section heading.
+
+# not a heading, just a hash in plain text
+
+--------------------------------
+"""
+
+
+def test_text_headings_from_centring_capitals_numbers_and_underlines(tmp_path):
+    doc = parse_file(_write(tmp_path, "licence.txt", LICENCE))
+    assert doc.parser == "text-heuristics"
+    assert headings(doc.markdown) == [
+        (1, "THE TIDE POOL LICENCE"),
+        (2, "Preamble"),
+        (2, "TERMS AND CONDITIONS"),
+        (3, "0. Definitions."),
+        (3, "1. Permissions."),
+        (1, "Methods"),
+        (2, "NO WARRANTY"),
+    ]
+    assert doc.title == "THE TIDE POOL LICENCE"
+
+
+def test_text_reflows_prose_and_keeps_list_items_and_short_lines(tmp_path):
+    blocks = parse_file(_write(tmp_path, "licence.txt", LICENCE)).markdown.split("\n\n")
+    assert (
+        "This licence is written for the tests of a plain-text parser.  Its lines are wrapped by hand at "
+        "about seventy characters, like the licences that ship with every Linux system, and its "
+        "paragraphs must come out of the parser as single lines with every word intact."
+    ) in blocks
+    assert "a) You must not remove the animals living in the pool or disturb the rocks around it." in blocks
+    assert "mkdir pools\ncd pools" in blocks  # short lines keep their breaks
+    assert "Version 1, 1 June 2024" in blocks
+
+
+def test_text_form_feed_is_a_page_break_and_lookalikes_are_escaped(tmp_path):
+    doc = parse_file(_write(tmp_path, "licence.txt", LICENCE))
+    lines = doc.markdown.split("\n")
+    assert lines.count(PAGE_BREAK) == 1
+    assert doc.page_count == 2
+    assert "\\# not a heading, just a hash in plain text" in lines
+    assert "\\--------------------------------" in lines
+
+
+def _words(markdown: str) -> list[str]:
+    """The text's words with the Markdown this parser adds taken away."""
+    words = []
+    for line in markdown.split("\n"):
+        if line == PAGE_BREAK:
+            continue
+        line = re.sub(r"^#{1,6} ", "", line)
+        line = re.sub(r"^(\s*)\\", r"\1", line)
+        words += line.split()
+    return words
+
+
+def test_text_keeps_every_word(tmp_path):
+    doc = parse_file(_write(tmp_path, "licence.txt", LICENCE))
+    source = [w for w in LICENCE.replace("\f", " ").split() if not re.fullmatch(r"=+", w)]
+    assert _words(doc.markdown) == source
+
+
+@pytest.mark.skipif(not GPL3.exists(), reason=f"{GPL3} not installed")
+def test_real_gpl3_licence(tmp_path):
+    path = shutil.copy(GPL3, tmp_path / "GPL-3.txt")
+    doc = parse_file(path)
+    found = headings(doc.markdown)
+    assert found[:3] == [(1, "GNU GENERAL PUBLIC LICENSE"), (2, "Preamble"), (2, "TERMS AND CONDITIONS")]
+    sections = [text for level, text in found if level == 3]
+    assert sections[0] == "0. Definitions." and sections[-1] == "17. Interpretation of Sections 15 and 16."
+    assert len(sections) == 18
+    assert (2, "How to Apply These Terms to Your New Programs") in found
+    assert _words(doc.markdown) == GPL3.read_text(encoding="utf-8").split()
+
+
+# --------------------------------------------------------------------------- HTML
+
+PAGE = """<!doctype html>
+<html lang="en"><head><title>Rock Pool Guide</title>
+<meta name="author" content="Ann Author"><meta name="date" content="2021-03-04">
+<style>.x { color: red }</style><script>alert("script text")</script></head>
+<body>
+<header><a href="/">Home</a> site banner</header>
+<nav><ul><li>Navigation link</li></ul></nav>
+<main><article>
+<header><h1>Guide to Rock Pools</h1></header>
+<p>Read <a href="https://example.org/pools">the survey</a> and
+<a href="other.html">our notes</a> first.</p>
+<h2>What Lives There</h2>
+<ul><li>anemones</li><li>crabs<ul><li>shore crabs</li></ul></li></ul>
+<ol><li>look</li><li>count</li></ol>
+<table><tr><th>Animal</th><th>Seen</th></tr><tr><td>Crab</td><td>12</td></tr></table>
+<h3>Equipment</h3>
+<p>-----</p>
+<pre>count --pool 3
+  --verbose
+
+# a shell comment, not a heading
+-----</pre>
+</article></main>
+<footer>copyright footer</footer>
+</body></html>
+"""
+
+
+def test_html_drops_chrome_and_keeps_structure(tmp_path):
+    doc = parse_file(_write(tmp_path, "guide.html", PAGE))
+    md = doc.markdown
+    for gone in ("site banner", "Navigation link", "script text", "color: red", "copyright footer"):
+        assert gone not in md
+    assert headings(md) == [(1, "Guide to Rock Pools"), (2, "What Lives There"), (3, "Equipment")]
+    assert "Read [the survey](https://example.org/pools) and our notes first." in md
+    assert "- anemones\n- crabs\n  - shore crabs" in md
+    assert "1. look\n2. count" in md
+    assert "| Animal | Seen |\n| --- | --- |\n| Crab | 12 |" in md
+    # Code keeps its lines, blank line, "#" and dashes: the chunker skips fences.
+    assert "```\ncount --pool 3\n  --verbose\n\n# a shell comment, not a heading\n-----\n```" in md
+    assert "\\-----" in md.split("\n")  # a dash run in text is not a page break
+
+
+def test_html_metadata(tmp_path):
+    doc = parse_file(_write(tmp_path, "guide.htm", PAGE))
+    assert doc.title == "Rock Pool Guide"
+    assert doc.metadata == {"authors": ["Ann Author"], "date": "2021-03-04", "language": "en"}

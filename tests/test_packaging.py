@@ -1,0 +1,31 @@
+"""The distribution ships every subpackage and its data; the core stays free of optional extras."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _declared() -> set[str]:
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return set(data["tool"]["setuptools"]["packages"])
+
+
+def test_every_subpackage_is_declared():
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "ohara_lab").rglob("__init__.py")}
+    assert found - _declared() == set()
+
+
+def test_mapped_folders_are_declared():
+    assert {"ohara_lab.widgets", "ohara_lab.prompts", "ohara_lab.ontology_data"} <= _declared()
+
+
+def test_core_import_pulls_in_no_optional_extra():
+    code = ("import sys, ohara_lab, ohara_lab.atlas, ohara_lab.cli, ohara_lab.retrieval.engine, ohara_lab.ingest.pipeline;"
+            "bad = [m for m in ('torch', 'sentence_transformers', 'spacy', 'google.genai', 'arango', 'ipywidgets',"
+            " 'pythreejs', 'wordllama') if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
