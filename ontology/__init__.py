@@ -1,0 +1,1 @@
+"""Derived SUMO ontology files, built by `ohara ontology build` (package data)."""
