@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -34,9 +35,15 @@ class Atlas:
     # ------------------------------------------------------------------ lifecycle
     @classmethod
     def open(cls, location: str | Path | None = None, settings: Settings | None = None, **overrides: Any) -> "Atlas":
-        """Open (or create) the atlas at `location` (default `OHARA_ATLAS`, else `./atlas`)."""
+        """Open (or create) the atlas at `location`.
+
+        Default: `OHARA_ATLAS`; else `ARANGO_URL` when set (ArangoDB); else `./atlas` (SQLite).
+        """
         settings = (settings or Settings.from_env()).override(**overrides)
-        location = str(location) if location is not None else settings.atlas
+        if location is None:
+            explicit = "OHARA_ATLAS" in os.environ or settings.atlas != Settings.atlas
+            location = settings.atlas if explicit or not settings.arango_url else settings.arango_url
+        location = str(location)
         settings = settings.override(atlas=location)
         return cls(open_store(location, settings), settings)
 

@@ -28,6 +28,7 @@ def _opt(default: Any, help: str, env: str | None = None) -> Any:
 class Settings:
     # --- where things live -------------------------------------------------
     atlas: str = _opt("./atlas", "atlas location: a directory (SQLite) or arangodb://host:port/db")
+    arango_url: str | None = _opt(None, "ArangoDB URL used when no atlas location is given", env="ARANGO_URL")
     llm_cache_dir: str | None = _opt(None, "LLM reply cache directory (default: <atlas>/llm_cache)")
     max_file_mb: float = _opt(256.0, "refuse input files larger than this many MiB")
 

@@ -25,7 +25,7 @@ from ..parse import SUPPORTED_EXTENSIONS, is_supported, parse_file
 from ..records import Document, DocumentGraph, Edge, FileOutcome, IngestReport, ParsedDocument, Section
 from ..settings import Settings
 from ..store.protocol import GraphStore
-from ..store.sqlite import DuplicateDocument
+from ..store.protocol import DuplicateDocument
 from .annotate import annotate, node_text
 from .chunking import chunk_markdown
 from .linking import make_linker

@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..errors import StoreError
 from ..records import Document, DocumentGraph, Edge, Entity, Problem
 
 
@@ -40,6 +41,53 @@ class LinkContext(Protocol):
 
 # A linker returns the SIMILAR_TO (and CONTRADICTS / PRECEDES) edges of a new document.
 Linker = Callable[[DocumentGraph, LinkContext], list[Edge]]
+
+
+STRUCTURAL_RELATIONS = ("HAS_CHILD", "NEXT_SIBLING", "BELONGS_TO", "NEXT_PARA", "ADJACENT_TO")
+
+
+@dataclass
+class TagHit:
+    id: str
+    document_id: str
+    score: float
+    matched: list[str]
+
+
+@dataclass
+class EntityHit:
+    id: str
+    document_id: str
+    shared: list[str]
+
+
+@dataclass
+class DocLink:
+    """A document reached from a seed document over SIMILAR_TO edges."""
+
+    seed: str
+    document_id: str
+    hops: int
+    weight: float  # weight of the last edge on the best path
+    verb: str | None
+    summary: str | None
+    path_weight: float  # product of edge weights along the path
+
+
+@dataclass
+class Neighbour:
+    start: str
+    id: str
+    hops: int
+    relation: str
+
+
+class DuplicateDocument(StoreError):
+    """Another writer stored the same file first (same content hash)."""
+
+    def __init__(self, document_id: str):
+        self.document_id = document_id
+        super().__init__(f"document {document_id} is already in the atlas")
 
 
 @dataclass

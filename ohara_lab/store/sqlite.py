@@ -20,20 +20,12 @@ import numpy as np
 from ..errors import StoreError
 from ..records import Document, DocumentGraph, Edge, Entity, Paragraph, Problem, Section, Table
 from . import common
-from .protocol import Linker, Overlap
+from .protocol import DuplicateDocument, Linker, Overlap
 from .sqlite_check import run_checks
 from .sqlite_search import SqliteSearchMixin
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 60_000
-
-
-class DuplicateDocument(StoreError):
-    """Another writer stored the same file first (same content hash)."""
-
-    def __init__(self, document_id: str):
-        self.document_id = document_id
-        super().__init__(f"document {document_id} is already in the atlas")
 
 
 def _dumps(value: Any) -> str:

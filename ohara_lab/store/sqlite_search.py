@@ -7,49 +7,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from .protocol import TextHit
+from .protocol import STRUCTURAL_RELATIONS, DocLink, EntityHit, Neighbour, TagHit, TextHit
 
 # FTS5 BM25 parameters match ArangoSearch's defaults used by the original (k1 1.2, b 0.75).
-STRUCTURAL_RELATIONS = ("HAS_CHILD", "NEXT_SIBLING", "BELONGS_TO", "NEXT_PARA", "ADJACENT_TO")
-
-
-@dataclass
-class TagHit:
-    id: str
-    document_id: str
-    score: float
-    matched: list[str]
-
-
-@dataclass
-class EntityHit:
-    id: str
-    document_id: str
-    shared: list[str]
-
-
-@dataclass
-class DocLink:
-    """A document reached from a seed document over SIMILAR_TO edges."""
-
-    seed: str
-    document_id: str
-    hops: int
-    weight: float  # weight of the last edge on the best path
-    verb: str | None
-    summary: str | None
-    path_weight: float  # product of edge weights along the path
-
-
-@dataclass
-class Neighbour:
-    start: str
-    id: str
-    hops: int
-    relation: str
 
 
 def fts_query(tokens: Sequence[str]) -> str:

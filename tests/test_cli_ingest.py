@@ -1,0 +1,203 @@
+"""Issue 2 end to end through the real `ohara` command: bad input, idempotency,
+crashes mid-ingest and concurrent writers. Every failure leaves the atlas as it was."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from ohara_lab import Atlas
+from ohara_lab.samples import corpus_dir
+
+from conftest import OFFLINE
+
+ENV = {**os.environ, **{f"OHARA_{k.upper()}": str(v) for k, v in OFFLINE.items()}}
+
+
+def ohara(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ohara_lab.cli", *args], capture_output=True, text=True,
+                          env=env or ENV, timeout=600)
+
+
+def stats(atlas: Path) -> dict:
+    proc = ohara("stats", "--atlas", str(atlas), "--json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def edge_set(atlas: Path) -> set:
+    with Atlas.open(atlas, **OFFLINE) as a:
+        return {(e.from_id, e.to_id, e.relation, json.dumps(e.attrs, sort_keys=True)) for e in a.store.edges()}
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+def _truncated_pdf(path: Path) -> None:
+    from reportlab.pdfgen import canvas
+    full = path.with_suffix(".full.pdf")
+    c = canvas.Canvas(str(full))
+    for i in range(3):
+        c.drawString(72, 720, f"Page {i} of a real PDF about consensus and mining.")
+        c.showPage()
+    c.save()
+    data = full.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    full.unlink()
+
+
+def _empty_epub(path: Path) -> None:
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("mimetype", "application/epub+zip")
+        z.writestr("META-INF/container.xml",
+                   '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
+                   '<rootfiles><rootfile full-path="content.opf" media-type="application/oebps-package+xml"/></rootfiles>'
+                   '</container>')
+        z.writestr("content.opf",
+                   '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">'
+                   '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">x</dc:identifier>'
+                   '<dc:title>Empty</dc:title><dc:language>en</dc:language></metadata><manifest/><spine/></package>')
+
+
+BAD_INPUTS = {
+    "empty.md": lambda p: p.write_bytes(b""),
+    "random.pdf": lambda p: p.write_bytes(os.urandom(4096)),
+    "truncated.pdf": _truncated_pdf,
+    "notazip.docx": lambda p: p.write_bytes(b"this is plain text, not a zip archive"),
+    "nocontent.epub": _empty_epub,
+    "slides.pptx": lambda p: p.write_bytes(b"PK\x03\x04whatever"),
+    "latin1.md": lambda p: p.write_bytes("caf\xe9 na\xefve r\xe9sum\xe9\n".encode("latin-1")),
+    "binary.md": lambda p: p.write_bytes(b"# title\n\x00\x01\x02\x03binary"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS) + ["missing.md", "emptydir"])
+def test_bad_input_fails_with_one_line_and_changes_nothing(name, fresh_copy, tmp_path):
+    target = tmp_path / "inputs" / name
+    target.parent.mkdir()
+    if name == "emptydir":
+        target.mkdir()
+        (target / "notes.xyz").write_text("unsupported")
+    elif name in BAD_INPUTS:
+        BAD_INPUTS[name](target)
+    before, edges_before = stats(fresh_copy), edge_set(fresh_copy)
+    proc = ohara("ingest", str(target), "--atlas", str(fresh_copy))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    failed = [line for line in proc.stderr.splitlines() if line.startswith("failed")]
+    assert len(failed) == 1 and name in failed[0] and ":" in failed[0].split(name, 1)[1], proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert stats(fresh_copy) == before and edge_set(fresh_copy) == edges_before
+
+
+def test_one_bad_file_does_not_stop_the_others(tmp_path):
+    src = tmp_path / "mixed"
+    src.mkdir()
+    shutil.copy(corpus_dir() / "LGPL-3.txt", src)
+    (src / "broken.pdf").write_bytes(b"%PDF-1.4 nothing else")
+    proc = ohara("ingest", str(src), "--atlas", str(tmp_path / "a"))
+    assert proc.returncode == 1
+    assert "ingested" in proc.stdout and "broken.pdf" in proc.stderr
+    assert stats(tmp_path / "a")["documents"] == 1
+
+
+def test_usage_errors_exit_2(tmp_path):
+    assert ohara("ingest").returncode == 2
+    assert ohara("query", "x", "--weight", "bm25", "--atlas", str(tmp_path)).returncode == 2
+
+
+# --------------------------------------------------------------------------- idempotency
+
+
+def test_reingest_changes_no_count_and_force_replaces_exactly(fresh_copy, samples_atlas_dir):
+    reference, ref_edges = stats(samples_atlas_dir), edge_set(samples_atlas_dir)
+    again = ohara("ingest", str(corpus_dir()), "--atlas", str(fresh_copy), "--json")
+    assert again.returncode == 0
+    assert {o["status"] for o in json.loads(again.stdout)["outcomes"]} == {"skipped"}
+    assert stats(fresh_copy) == reference
+    forced = ohara("ingest", str(corpus_dir()), "--atlas", str(fresh_copy), "--force", "--json")
+    assert forced.returncode == 0
+    assert {o["status"] for o in json.loads(forced.stdout)["outcomes"]} == {"replaced"}
+    assert stats(fresh_copy) == reference
+    assert edge_set(fresh_copy) == ref_edges
+    assert ohara("check", "--atlas", str(fresh_copy)).returncode == 0
+
+
+def test_changed_file_replaces_its_previous_version(tmp_path):
+    doc = tmp_path / "note.md"
+    doc.write_text("# Note\n\nThe first version of this note talks about the Free Software Foundation.\n")
+    atlas = tmp_path / "a"
+    assert ohara("ingest", str(doc), "--atlas", str(atlas)).returncode == 0
+    doc.write_text("# Note\n\nThe second version of this note talks about the Apache Software Foundation instead.\n")
+    proc = ohara("ingest", str(doc), "--atlas", str(atlas))
+    assert proc.returncode == 0 and proc.stdout.startswith("replaced")
+    with Atlas.open(atlas, **OFFLINE) as a:
+        [d] = a.documents()
+        texts = [p["content"] for p in a.store.document_nodes(d.id)["paragraphs"]]
+    assert any("second version" in t for t in texts) and not any("first version" in t for t in texts)
+
+
+def test_stats_json_contract(samples_atlas_dir):
+    s = stats(samples_atlas_dir)
+    assert {"documents", "sections", "paragraphs", "tables", "entities", "edges", "partial_documents",
+            "needs_review"} <= set(s)
+    assert s["documents"] == 7 and s["paragraphs"] > 300 and s["entities"] > 50
+    assert {"HAS_CHILD", "BELONGS_TO", "MENTIONS", "RELATED_TO", "SIMILAR_TO", "NEXT_SIBLING"} <= set(s["edges"])
+
+
+def test_check_reports_problems_with_exit_1(fresh_copy):
+    assert ohara("check", "--atlas", str(fresh_copy)).returncode == 0
+    with Atlas.open(fresh_copy, **OFFLINE) as a:
+        a.store.conn.execute("DELETE FROM fts WHERE rowid IN (SELECT rowid FROM fts LIMIT 3)")
+    proc = ohara("check", "--atlas", str(fresh_copy))
+    assert proc.returncode == 1 and "FTS_MISSING" in proc.stdout
+
+
+# --------------------------------------------------------------------------- crashes and concurrency
+
+
+def _many_files(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    shutil.copytree(corpus_dir(), src)
+    return src
+
+
+@pytest.mark.slow
+def test_kill_at_any_moment_leaves_a_sound_atlas_and_rerun_completes(tmp_path, samples_atlas_dir):
+    src = _many_files(tmp_path)
+    reference = stats(samples_atlas_dir)
+    atlas = tmp_path / "killed"
+    for delay in (0.8, 2.0, 3.2, 4.5, 6.0):
+        proc = subprocess.Popen([sys.executable, "-m", "ohara_lab.cli", "ingest", str(src), "--atlas", str(atlas)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        assert ohara("check", "--atlas", str(atlas)).returncode == 0
+        with Atlas.open(atlas, **OFFLINE) as a, Atlas.open(samples_atlas_dir, **OFFLINE) as ref:
+            ref_counts = {d.file_hash: len(ref.store.document_nodes(d.id)["paragraphs"]) for d in ref.documents()}
+            for d in a.documents():  # no half document: every present document is whole
+                assert len(a.store.document_nodes(d.id)["paragraphs"]) == ref_counts[d.file_hash]
+    assert ohara("ingest", str(src), "--atlas", str(atlas)).returncode == 0
+    assert stats(atlas) == reference
+    assert edge_set(atlas) == edge_set(samples_atlas_dir)
+
+
+@pytest.mark.slow
+def test_two_processes_ingesting_at_once_both_finish(tmp_path, samples_atlas_dir):
+    src = _many_files(tmp_path)
+    atlas = tmp_path / "shared-atlas"
+    procs = [subprocess.Popen([sys.executable, "-m", "ohara_lab.cli", "ingest", str(src), "--atlas", str(atlas)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV) for _ in range(2)]
+    outs = [p.communicate(timeout=600) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    assert stats(atlas) == stats(samples_atlas_dir)
+    assert edge_set(atlas) == edge_set(samples_atlas_dir)
+    assert ohara("check", "--atlas", str(atlas)).returncode == 0
