@@ -14,9 +14,11 @@ ANY_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 RUNNING_HEAD = re.compile(r"^(\d+|[ivxlcdm]+)\s*\|\s*\S.*$|^\S.*\|\s*(\d+|[ivxlcdm]+)$", re.I)
 LINK_ENTRY = re.compile(r"^\s*(?:[-*+]\s+|\d+\.\s+)?\[([^\]]+)\]\(#[^)]*\)")
 NUMBERED_BOLD = re.compile(r"^\s*(?:\d+\.\s+)?\*\*(.+?)\*\*\s*$")
-DOTTED = re.compile(r"^\s*[-*+]?\s*(.+?)\s*(?:\.\s*){3,}\s*(\d+)\s*$")
+# Leaders are "[ \t]*." repeated: each repetition owns its spaces, so no catastrophic backtracking.
+DOTTED = re.compile(r"^\s*[-*+]?\s*(.+?)(?:[ \t]*\.){3,}[ \t]*(\d+)\s*$")
 PAGE_LINE = re.compile(r"^\s*\*\*([\divxlc\s]+)\*\*\s*$", re.I)
-LEADER_TAIL = re.compile(r"(?:\s*\.\s*){2,}\s*(\d+)?\s*$")
+MAX_TITLE = 150  # longer "entries" are several run together by PDF conversion
+LEADER_TAIL = re.compile(r"(?:[ \t]*\.){2,}[ \t]*(\d+)?[ \t]*$")
 
 
 @dataclass
@@ -83,7 +85,7 @@ def parse_toc_lines(lines: list[str]) -> list[TocEntry]:
             entries.append(TocEntry(_clean(m.group(1)), 1))
         elif m := NUMBERED_BOLD.match(line):
             title = _clean(m.group(1))
-            if title and not title.replace(" ", "").isdigit():
+            if title and not title.replace(" ", "").isdigit() and not is_running_head(title):
                 entries.append(TocEntry(title, 1))
         elif m := DOTTED.match(line):
             entries.append(TocEntry(_clean(m.group(1)), 2, int(m.group(2))))
@@ -91,7 +93,7 @@ def parse_toc_lines(lines: list[str]) -> list[TocEntry]:
     level1 = [e for e in entries if e.level == 1 and e.page is None]
     for entry, token in zip(level1, page_tokens):
         entry.page = int(token) if token.isdigit() else None
-    return [e for e in entries if e.title]
+    return [e for e in entries if e.title and len(e.title) <= MAX_TITLE]
 
 
 def _clean(title: str) -> str:

@@ -1,3 +1,5 @@
+import pytest
+
 from ohara_lab.ingest.special import cut_toc, extract_specials, find_glossary, is_running_head
 
 
@@ -42,3 +44,10 @@ def test_no_toc_leaves_markdown_alone():
     md = "# A\n\ntext\n"
     s = extract_specials(md)
     assert s.markdown == md and s.toc == [] and s.toc_source is None
+
+
+@pytest.mark.timeout(20)
+def test_long_dotted_lines_do_not_backtrack_catastrophically():
+    line = "**Chapter" + " ." * 400 + " x**"  # dots that never end in a page number
+    body, toc = cut_toc("# Contents\n\n" + line + "\n\n# Next\n\ntext\n")
+    assert body.startswith("# Next")

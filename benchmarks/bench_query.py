@@ -1,0 +1,102 @@
+"""Query latency and a first look at multi-hop recall on MuSiQue (issue 3).
+
+    python benchmarks/bench_query.py [--shared ../shared] [--atlas DIR] [--embedder minilm]
+
+Builds (or reuses) an atlas of the MuSiQue corpus (one Wikipedia title = one
+document), then runs its 100 questions through: the store's raw BM25 (the
+"BM25 alone" floor), the engine with the bm25_only config, the engine with the
+vector_only config, reciprocal-rank fusion of the two, and the full engine.
+Reports p50/p95 latency (total and per phase) with ratios against BM25 alone
+measured in the same run, and Recall@2/@5 of the gold supporting titles over
+the distinct documents of each ranking. Prints; asserts nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from ohara_lab import Atlas
+from ohara_lab.eval.configs import CONFIGS
+from ohara_lab.eval.datasets.registry import load_dataset
+from ohara_lab.retrieval.query import tokenize
+
+RUNS = ("bm25_only", "vector_only", "rrf", "full")
+
+
+def build(atlas: Atlas, dataset) -> None:
+    if atlas.stats()["documents"] >= len(dataset.documents):
+        return
+    from tqdm.auto import tqdm
+    for doc in tqdm(dataset.documents, desc="ingest musique", unit="doc"):
+        atlas.ingest_text(doc.text, title=doc.title, source_id=f"musique:{doc.id}")
+
+
+def doc_ranking(result, doc_of: dict[str, str]) -> list[str]:
+    seen: list[str] = []
+    for f in result.results:
+        d = doc_of.get(f.document_id)
+        if d and d not in seen:
+            seen.append(d)
+    return seen
+
+
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q)) if values else 0.0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--shared", default="../shared", type=Path)
+    ap.add_argument("--atlas", default="/tmp/ohara-bench/musique", type=Path)
+    ap.add_argument("--embedder", default="minilm")
+    ap.add_argument("--repeat", default=1, type=int, help="passes over the questions (latency only)")
+    args = ap.parse_args()
+    dataset = load_dataset("musique", args.shared / "datasets")
+    settings = {"embedder": args.embedder, "llm": "offline", "reference_date": "2026-11-29"}
+    with Atlas.open(args.atlas, **settings) as atlas:
+        build(atlas, dataset)
+        doc_of = {d.id: d.origin_path.split(":", 1)[1] for d in atlas.documents()}
+        engine = atlas.engine
+        atlas.query("warm up the embedder and caches")
+        lat: dict[str, list[float]] = defaultdict(list)
+        phases: dict[str, dict[str, list[float]]] = {r: defaultdict(list) for r in RUNS}
+        recall: dict[str, dict[int, list[float]]] = {r: {2: [], 5: []} for r in RUNS}
+        for _ in range(args.repeat):
+            for q in dataset.queries:
+                t0 = time.perf_counter()
+                atlas.store.bm25_search(tokenize(q.text), 40)
+                lat["bm25_raw"].append((time.perf_counter() - t0) * 1000)
+                gold = set(q.gold_doc_ids)
+                for run in RUNS:
+                    t0 = time.perf_counter()
+                    result = engine.query(q.text, **CONFIGS[run].overrides)
+                    lat[run].append((time.perf_counter() - t0) * 1000)
+                    for k, v in result.timings_ms.items():
+                        phases[run][k].append(v)
+                    ranking = doc_ranking(result, doc_of)
+                    for k in (2, 5):
+                        recall[run][k].append(len(gold & set(ranking[:k])) / len(gold))
+        base = statistics.median(lat["bm25_raw"])
+        eng_bm25 = statistics.median(lat["bm25_only"])
+        print(f"MuSiQue: {len(dataset.documents)} documents, {len(dataset.queries)} questions, "
+              f"embedder {args.embedder}, stats {json.dumps({k: v for k, v in atlas.stats().items() if k != 'edges'})}")
+        print("\n| run | p50 ms | p95 ms | p50 / raw BM25 | p50 / engine bm25_only | Recall@2 | Recall@5 |")
+        print("|---|---|---|---|---|---|---|")
+        print(f"| raw store BM25 | {base:.2f} | {pct(lat['bm25_raw'], 95):.2f} | 1.00 | - | - | - |")
+        for run in RUNS:
+            p50 = statistics.median(lat[run])
+            print(f"| {run} | {p50:.2f} | {pct(lat[run], 95):.2f} | {p50 / base:.1f} | {p50 / eng_bm25:.2f} |"
+                  f" {np.mean(recall[run][2]):.3f} | {np.mean(recall[run][5]):.3f} |")
+        print("\nper-phase p50 / p95 ms of the full engine:")
+        for k, v in sorted(phases["full"].items(), key=lambda kv: -statistics.median(kv[1])):
+            print(f"  {k:<14} {statistics.median(v):7.2f} {pct(v, 95):7.2f}")
+
+
+if __name__ == "__main__":
+    main()
