@@ -50,4 +50,4 @@ def test_no_toc_leaves_markdown_alone():
 def test_long_dotted_lines_do_not_backtrack_catastrophically():
     line = "**Chapter" + " ." * 400 + " x**"  # dots that never end in a page number
     body, toc = cut_toc("# Contents\n\n" + line + "\n\n# Next\n\ntext\n")
-    assert body.startswith("# Next")
+    assert "# Next" in body and toc == []  # one run-together pseudo-entry is not a TOC
