@@ -12,8 +12,7 @@ from ohara_lab.samples import corpus_dir
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 
-# Offline, no vectors: fast, deterministic, and independent of optional extras.
-OFFLINE = {"embedder": "none", "embed_paragraphs": False, "llm": "offline", "reference_date": "2026-11-29"}
+from tests.support import OFFLINE
 
 
 @pytest.fixture(scope="session")

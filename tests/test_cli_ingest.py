@@ -17,7 +17,7 @@ import pytest
 from ohara_lab import Atlas
 from ohara_lab.samples import corpus_dir
 
-from conftest import OFFLINE
+from tests.support import OFFLINE
 
 ENV = {**os.environ, **{f"OHARA_{k.upper()}": str(v) for k, v in OFFLINE.items()}}
 

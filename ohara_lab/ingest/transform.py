@@ -143,8 +143,8 @@ def _text_item(raw: dict[str, Any], doc_id: str, section: Section | None, page: 
     else:
         return None
     content = (content or "").strip()
-    if kind != "Code" and is_artifact_paragraph(content):
-        return None
+    if kind != "Code" and not cn.llm_pending and is_artifact_paragraph(content):
+        return None  # a pending chunk is raw text kept whole, never filtered
     if not content:
         return None
     para = Paragraph(id="", content=content, node_type=kind, is_latex=bool(re.search(r"\\[a-zA-Z]+|\$[^$]+\$", content)),
@@ -197,7 +197,7 @@ def _reattach_fragments(items: list[_Item]) -> None:
     keep: list[_Item] = []
     for item in items:
         para = item.node if item.kind == "text" else None
-        if para is not None and para.node_type == "Paragraph" and _is_fragment(para.content):
+        if para is not None and para.node_type == "Paragraph" and not para.llm_pending and _is_fragment(para.content):
             target = _previous_paragraph(keep, item.section)
             if target is not None:
                 target.content = target.content.rstrip() + " " + para.content.lstrip()

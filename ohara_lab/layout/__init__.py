@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ohara_lab.layout.colors import COLOR_MODES
+from ohara_lab.layout.from_atlas import MAP_RELATIONS, map_input_from_atlas
 from ohara_lab.layout.inputs import (
     NODE_KINDS,
     TEXT_KINDS,
@@ -31,6 +32,7 @@ __all__ = [
     "COLOR_MODES", "DEFAULT_EDGE_KINDS", "NODE_KINDS", "RESOLUTIONS", "TAG_TETHER", "TEXT_KINDS",
     "DocumentInput", "EdgeInput", "EntityInput", "MapInput", "MapLayout", "OntologyCategories",
     "SectionInput", "TextNodeInput", "TreeOntology", "build_layout", "plot_map", "text_kind",
+    "MAP_RELATIONS", "map_input_from_atlas",
 ]
 
 

@@ -4,6 +4,19 @@
 ``OHARA_LLM=auto``, when ``GEMINI_API_KEY`` is set and the `gemini` extra is
 installed), otherwise the deterministic offline provider. Importing this package does
 not import google-genai; only building a Gemini provider does.
+
+What uses it (each module one job):
+
+* ``ingest``      `llm_ingest_hooks(store, settings)`: LLM structuring of chunks
+                  (``fidelity`` checks a reply reproduces its chunk), failed chunks kept
+                  as ``llm_pending`` text, then ``enrich`` (SIMILAR_TO edges) and
+                  ``accounting`` (token usage per document build and per atlas)
+* ``hooks``       `install_retrieval_hooks(engine, settings)`: phase 0a/0b
+                  (``query_plan``), reasoning sub-queries (``reasoning``), integrity
+                  verify, self-RAG and rerank (``verify``), speculative pre-warm
+                  (``speculative``)
+* ``shared``      one provider per LLM configuration for query-time features
+* ``offline_behaviours`` / ``offline_core``: what the offline provider answers
 """
 from __future__ import annotations
 

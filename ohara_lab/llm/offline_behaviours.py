@@ -105,17 +105,24 @@ def reasoning_subquery(v: dict[str, Any]) -> dict[str, Any]:
 
 
 AGENT_TOOL_ORDER = ("bm25", "entity_pivot", "cross_doc", "structural")
+ENOUGH_CORROBORATED = 5  # a full Principal tier at the default principal_limit
 
 
 def agent_strategy(v: dict[str, Any]) -> dict[str, Any]:
-    """Fixed order bm25 -> entity_pivot -> cross_doc -> structural -> done; done at >=10 found."""
+    """Fixed order bm25 -> entity_pivot -> cross_doc -> structural -> done; done at >=5 corroborated nodes.
+
+    Counting corroborated nodes, not found ones: BM25 alone finds dozens of nodes,
+    none of which is evidence until a second tool reaches it.
+    """
     found = int(v.get("found_count") or 0)
+    corroborated = int(v.get("corroborated_count") or 0)
     used = set(v.get("tools_used") or [])
-    if found >= 10:
-        return {"tool": "done", "reason": f"{found} nodes found, enough to answer", "hint": None}
+    if corroborated >= ENOUGH_CORROBORATED:
+        return {"tool": "done", "reason": f"{corroborated} of {found} nodes corroborated, enough to answer", "hint": None}
     for tool in AGENT_TOOL_ORDER:
         if tool not in used:
-            return {"tool": tool, "reason": f"next unused tool in the fixed order ({found} found so far)", "hint": None}
+            return {"tool": tool, "reason": f"next unused tool in the fixed order ({corroborated} of {found} nodes "
+                                            "corroborated so far)", "hint": None}
     return {"tool": "done", "reason": "every tool has been used", "hint": None}
 
 
@@ -164,25 +171,33 @@ def rerank(v: dict[str, Any]) -> dict[str, Any]:
 _SOURCE_LINE = re.compile(r"^\s*\([^)\n]{1,200}\)\s*\n")
 
 
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
+
+
 def answer(v: dict[str, Any]) -> dict[str, Any]:
-    """Extractive answer: the passage sentences sharing most query terms, cited [n]."""
+    """Extractive answer: the passage sentences sharing most query terms, cited [n].
+
+    Numbers in the question ("version 3") break ties between sentences sharing as many
+    words, since the term filter drops tokens under three characters.
+    """
     passages = v.get("passages") or []
     if not passages:
         return {"answer": "No relevant documents found.", "cited": [], "insufficient": True}
     query = set(terms(v["question"]))
+    numbers = set(_NUMBER.findall(v["question"]))
     scored = []
     for n, passage in enumerate(passages, 1):
         body = _SOURCE_LINE.sub("", passage, count=1)  # a leading "(document id)" line is not prose
         for position, sentence in enumerate(sentences(body)):
             overlap = len(query & set(terms(sentence)))
             if overlap:
-                scored.append((-overlap, n, position, sentence))
+                scored.append((-overlap, -len(numbers & set(_NUMBER.findall(sentence))), n, position, sentence))
     if not scored:
         return {"answer": "The passages do not answer this question.", "cited": [], "insufficient": True}
     best = sorted(scored)[:3]
-    best.sort(key=lambda item: (item[1], item[2]))  # read in passage order
-    text = " ".join(f"{_clip_chars(sentence, 400)} [{n}]" for _, n, _, sentence in best)
-    cited = sorted({n for _, n, _, _ in best})
+    best.sort(key=lambda item: (item[2], item[3]))  # read in passage order
+    text = " ".join(f"{_clip_chars(sentence, 400)} [{n}]" for _, _, n, _, sentence in best)
+    cited = sorted({n for _, _, n, _, _ in best})
     return {"answer": text, "cited": cited, "insufficient": False}
 
 

@@ -133,14 +133,20 @@ def chunk_temporal(text: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------- document context
 
 
+PROSE_MIN_CHARS = 60
+_NOT_PROSE = re.compile(r"^\s*(#|\||[-*+]\s|\d+[.)]\s|>|```)")
+
+
 def document_context(v: dict[str, Any]) -> dict[str, Any]:
-    """The first three sentences of the opening text (headings and markup dropped), at most 600 chars."""
+    """The first three sentences of the opening prose (headings, tables, lists and short lines
+    such as "Published: ..." skipped), at most 600 chars."""
     from .offline_behaviours import sentences  # noqa: PLC0415
 
-    lines = [ln for ln in v["document_start"].splitlines() if ln.strip() and not ln.lstrip().startswith(("#", "|"))]
-    prose = re.sub(r"[*_`>]+", "", " ".join(lines))
-    picked = sentences(prose)[:3]
-    summary = " ".join(picked)[:600].strip() or "A document without body text in its opening part."
+    blocks = [" ".join(b.split()) for b in re.split(r"\n\s*\n", v["document_start"]) if b.strip()]
+    prose = [b for b in blocks if not _NOT_PROSE.match(b) and len(b) >= PROSE_MIN_CHARS] or \
+        [b for b in blocks if not _NOT_PROSE.match(b)]
+    text = re.sub(r"[*_`]+", "", " ".join(prose))
+    summary = " ".join(sentences(text)[:3])[:600].strip() or "A document without body text in its opening part."
     return {"summary": summary}
 
 

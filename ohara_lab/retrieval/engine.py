@@ -55,16 +55,25 @@ class Engine:
     def query(self, text: str, *, session_history: list[dict[str, str]] | None = None,
               **overrides: Any) -> RetrievalResult:
         """Run every phase for `text`; `session_history` = earlier turns `[{role, content}]` (conversational)."""
-        settings = self.settings.override(**overrides)
-        timings: dict[str, float] = {}
-        clock = _Clock(timings)
-        with clock("phase0"):
-            state = QueryState(parse_query(text), settings)
-            state.history = list(session_history or [])[-settings.session_history_limit:]
+        state = self.start(text, session_history, self.settings.override(**overrides))
+        self._run_phases(state, state.clock)
+        return self.finish(state)
+
+    def start(self, text: str, session_history: list[dict[str, str]] | None, settings: Settings) -> QueryState:
+        """Phase 0: parse the query and take its fingerprint (offline, then the LLM hook if installed)."""
+        state = QueryState(parse_query(text), settings)
+        state.clock = _Clock(state.timings)
+        with state.clock("phase0"):
+            n = settings.session_history_limit
+            state.history = list(session_history or [])[-n:] if n > 0 else []
             offline_fingerprint(state.query, self.store, self.ontology)
             if self.fingerprint is not None:
                 self.fingerprint(state)
-        self._run_phases(state, clock)
+        return state
+
+    def finish(self, state: QueryState) -> RetrievalResult:
+        """Fusion, temporal prior, tiers and views over the hits the state holds; then the after-tiers hooks."""
+        settings, clock, timings = state.settings, state.clock, state.timings
         with clock("fusion"):
             weights = phase_weights(settings, state.query.mode)
             fused = fuse(state.hits, weights, settings.normalize_scores, settings.fusion, settings.rrf_k)

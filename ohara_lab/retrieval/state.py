@@ -22,6 +22,8 @@ class QueryState:
     query_vector: Any = None
     query_vector_model: str | None = None
     history: list[dict[str, str]] = field(default_factory=list)  # earlier conversation turns {role, content}
+    timings: dict[str, float] = field(default_factory=dict)  # ms per phase
+    clock: Any = None  # context-manager factory that adds to `timings`
 
     @property
     def limit(self) -> int:

@@ -145,6 +145,24 @@ class ArangoStore(ArangoSearchMixin):
                 {"wanted": [{"f": f, "t": t, "r": r, "a": a} for (f, t, r), a in wanted.items()]})
         return sum(times[tuple(m)] for m in matched)
 
+    def add_edges(self, edges: Iterable[Edge]) -> int:
+        edges = list(edges)
+        with self.transaction() as txn:
+            ends = sorted({e.from_id for e in edges} | {e.to_id for e in edges})
+            known = set(rows(txn, "FOR i IN @ids LET d = DOCUMENT(i) FILTER d != null RETURN i", {"ids": ends}))
+            keep = [e for e in edges if e.from_id in known and e.to_id in known]
+            steps = WriteSteps(txn, self.evergreen_threshold)
+            steps.insert_edges(keep, None)
+            steps.refresh_indegree({e.to_id for e in keep if e.relation == "SIMILAR_TO"})
+        return len(keep)
+
+    def update_document(self, document_id: str, changes: dict[str, Any]) -> bool:
+        key = document_id.split("/", 1)[1]
+        with self.transaction(["documents"]) as txn:
+            found = rows(txn, "FOR d IN documents FILTER d._key == @key UPDATE d WITH @changes IN documents"
+                              " OPTIONS {mergeObjects: false} RETURN 1", {"key": key, "changes": changes})
+        return bool(found)
+
     # ------------------------------------------------------------------ vectors
     def put_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
         with self.transaction(["vectors", "meta"]) as txn:

@@ -117,6 +117,12 @@ class GraphStore(Protocol):
     def update_edges(self, edges: Iterable[Edge]) -> int:
         """Replace the attributes of existing edges (enrichment); returns how many matched."""
 
+    def add_edges(self, edges: Iterable[Edge]) -> int:
+        """Upsert atlas-level edges (no owning document) between existing nodes; returns how many were written."""
+
+    def update_document(self, document_id: str, changes: dict[str, Any]) -> bool:
+        """Patch fields of a stored document record (e.g. token usage); False when it does not exist."""
+
     def put_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
         """Store (or replace) node vectors made by `model`."""
 

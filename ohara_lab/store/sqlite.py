@@ -298,6 +298,36 @@ class SqliteStore(SqliteSearchMixin):
                 n += cur.rowcount
         return n
 
+    def add_edges(self, edges: Iterable[Edge]) -> int:
+        edges = list(edges)
+        with self.transaction():
+            known = {i for i in self._existing({e.from_id for e in edges} | {e.to_id for e in edges})}
+            keep = [e for e in edges if e.from_id in known and e.to_id in known]
+            self._insert_edges(keep, None)
+            self._refresh_indegree({e.to_id for e in keep if e.relation == "SIMILAR_TO"})
+        return len(keep)
+
+    def _existing(self, ids: set[str]) -> set[str]:
+        found: set[str] = set()
+        for table in ("documents", "sections", "paragraphs", "tables", "entities"):
+            members = [i for i in ids if i.startswith(table + "/")]
+            for chunk in _chunks(members, 900):
+                marks = ",".join("?" * len(chunk))
+                found |= {r[0] for r in self.conn.execute(f"SELECT id FROM {table} WHERE id IN ({marks})", chunk)}
+        return found
+
+    def update_document(self, document_id: str, changes: dict[str, Any]) -> bool:
+        with self.transaction() as c:
+            row = c.execute("SELECT data FROM documents WHERE id=?", (document_id,)).fetchone()
+            if row is None:
+                return False
+            data = {**json.loads(row[0]), **changes}
+            doc = common.from_dict(Document, data)
+            c.execute("UPDATE documents SET title=?, published_date=?, decay_class=?, ingestion_status=?, data=?"
+                      " WHERE id=?", (doc.title, doc.published_date, doc.decay_class, doc.ingestion_status,
+                                      _dumps(doc.to_dict()), document_id))
+        return True
+
     # ------------------------------------------------------------------ vectors
     def put_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
         with self.transaction():

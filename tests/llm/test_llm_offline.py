@@ -14,6 +14,7 @@ from ohara_lab.llm import (
     TokenUsage,
     get_provider,
     offline_behaviours,
+    prompt_names,
     register_offline,
     unregister_offline,
 )
@@ -71,10 +72,11 @@ def test_reasoning_subqueries_split_multi_hop_questions(offline, question, expec
 def test_agent_walks_fixed_order_without_repeating(offline):
     used: list[str] = []
     chosen = []
-    for found in (0, 3, 5, 7, 9):
+    for found in (0, 40, 45, 50, 55):  # many nodes found, none corroborated yet
         data = offline.generate(
             "agent_strategy",
-            {"query": "q", "found_count": found, "found_summary": "", "tools_used": used, "web_search_available": True},
+            {"query": "q", "found_count": found, "corroborated_count": 0, "found_summary": "", "tools_used": used,
+             "web_search_available": True},
         ).data
         chosen.append(data["tool"])
         if data["tool"] == "done":
@@ -82,9 +84,10 @@ def test_agent_walks_fixed_order_without_repeating(offline):
         used = used + [data["tool"]]
     assert chosen == ["bm25", "entity_pivot", "cross_doc", "structural", "done"]
     stop = offline.generate(
-        "agent_strategy", {"query": "q", "found_count": 10, "found_summary": "", "tools_used": [], "web_search_available": False}
+        "agent_strategy", {"query": "q", "found_count": 40, "corroborated_count": 5, "found_summary": "",
+                           "tools_used": ["bm25"], "web_search_available": False}
     )
-    assert stop.data["tool"] == "done"
+    assert stop.data["tool"] == "done" and "5 of 40" in stop.data["reason"]
 
 
 def test_answer_is_extractive_with_citations(offline):
@@ -103,6 +106,15 @@ def test_answer_is_extractive_with_citations(offline):
     assert nothing["insufficient"] is True and nothing["cited"] == []
     unrelated = offline.generate("answer", {"question": "volcano eruptions", "passages": passages}).data
     assert unrelated["insufficient"] is True
+
+
+def test_answer_breaks_ties_with_the_numbers_of_the_question(offline):
+    rows = " ".join(f"Licence: GPL; Version: {v}; Published: June {y}." for v, y in ((1, 1989), (2, 1991), (4, 2029)))
+    rows += " Licence: GPL; Version: 3; Published: June 2007."
+    data = offline.generate("answer", {"question": "When was GPL version 3 published?", "passages": [rows]}).data
+    # Four sentences share the same words; the three quoted must include the one naming version 3.
+    assert "Version: 3; Published: June 2007. [1]" in data["answer"]
+    assert data["answer"].count("[1]") == 3
 
 
 def test_describe_document_takes_first_sentence_of_first_long_paragraph(offline):
@@ -156,7 +168,14 @@ def test_registered_behaviour_overrides_and_is_schema_checked(offline):
         register_offline("not_a_prompt", lambda v: {})
 
 
-def test_missing_behaviour_is_an_error_listing_the_registered_ones(offline):
+def test_every_packaged_prompt_has_an_offline_behaviour():
+    assert set(prompt_names()) <= set(offline_behaviours())
+
+
+def test_missing_behaviour_is_an_error_listing_the_registered_ones(offline, monkeypatch):
+    from ohara_lab.llm import offline_core
+
+    monkeypatch.delitem(offline_core.CORE, "document_metadata")
     with pytest.raises(LLMError, match="no offline behaviour registered; prompts with one: .*answer"):
         offline.generate("document_metadata", {"document_head": "x"})
 
@@ -164,10 +183,24 @@ def test_missing_behaviour_is_an_error_listing_the_registered_ones(offline):
 def test_generate_many_keeps_order_and_returns_errors_in_place(offline):
     requests = [
         ("rerank", {"query": "q", "passages": ["a"] * n}) for n in range(1, 6)
-    ] + [("document_metadata", {"document_head": "x"})]
-    out = offline.generate_many(requests, concurrency=3)
+    ] + [("rerank", {"query": "dup", "passages": ["a", "b"]})]
+    register_offline("rerank", lambda v: {"ranked": [1] * len(v["passages"])} if v["query"] == "dup"
+                     else {"ranked": list(range(1, len(v["passages"]) + 1))})
+    try:
+        # The last request's reply passes the schema but fails the caller's check.
+        checks = [None] * 5 + [lambda data: _distinct(data["ranked"])]
+        out = offline.generate_many(requests, concurrency=3, checks=checks)
+    finally:
+        unregister_offline("rerank")
     assert [r.data["ranked"] for r in out[:5]] == [list(range(1, n + 1)) for n in range(1, 6)]
-    assert isinstance(out[5], LLMError)
+    assert isinstance(out[5], LLMError) and "caller's check" in out[5].reason
+
+
+def _distinct(ranked):
+    from ohara_lab.llm.reply import ReplyInvalid
+
+    if len(set(ranked)) != len(ranked):
+        raise ReplyInvalid("ranks repeat")
 
 
 def test_get_provider_choices(tmp_path):

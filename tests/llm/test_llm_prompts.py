@@ -78,7 +78,7 @@ def test_render_rejects_unknown_missing_and_mistyped_variables():
         load_prompt("rerank").render({"query": "q", "passages": "not a list"})
     with pytest.raises(UsageError, match="integer"):
         load_prompt("agent_strategy").render(
-            {"query": "q", "found_count": True, "found_summary": "", "tools_used": [], "web_search_available": False}
+            {"query": "q", "found_count": True, "corroborated_count": 0, "found_summary": "", "tools_used": [], "web_search_available": False}
         )
 
 

@@ -12,7 +12,7 @@ from ohara_lab import Atlas
 from ohara_lab.errors import EmbeddingError
 from ohara_lab.retrieval.hits import PHASES
 
-from conftest import OFFLINE
+from tests.support import OFFLINE
 
 
 def test_well_supported_query_has_corroborated_principal(samples_atlas):

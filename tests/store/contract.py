@@ -253,3 +253,20 @@ def test_meta_round_trip(store):
     store.set_meta("extractor", {"name": "rules-1"})
     assert store.get_meta("extractor") == {"name": "rules-1"}
     assert store.get_meta("missing", 7) == 7
+
+
+def test_add_edges_skips_unknown_endpoints_and_counts_indegree(store):
+    store.write_document(make_graph("a1", [("Alice.", [], ["Alice"])]))
+    store.write_document(make_graph("b2", [("Bob.", [], ["Bob"])]))
+    n = store.add_edges([Edge("documents/b2", "documents/a1", "SIMILAR_TO", {"weight": 0.5}),
+                         Edge("documents/b2", "documents/zz", "SIMILAR_TO", {"weight": 0.5})])
+    assert n == 1
+    assert store.get_document("documents/a1").similar_to_indegree == 1
+    assert [p.code for p in store.check() if p.severity == "error"] == []
+
+
+def test_update_document_patches_fields(store):
+    store.write_document(make_graph("a1", [("Alice.", [], [])]))
+    assert store.update_document("documents/a1", {"token_usage": {"prompt": 10}}) is True
+    assert store.get_document("documents/a1").token_usage == {"prompt": 10}
+    assert store.update_document("documents/zz", {"title": "x"}) is False

@@ -1,0 +1,115 @@
+"""`map_input_from_atlas`: copy what the space-time map draws out of an atlas's store.
+
+The layout never reads a store (see `ohara_lab.layout.inputs`); this adapter is
+the one place that does. It reads through the `GraphStore` protocol only
+(`list_documents`, `document_nodes`, `get_entities`, `edges`), so it works for
+every backend, and it issues a fixed number of bulk reads per document plus one
+per edge relation: a 200-document atlas is a few hundred indexed queries, not
+one query per node.
+"""
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from typing import Any
+
+from ohara_lab.layout.inputs import (
+    DocumentInput,
+    EdgeInput,
+    EntityInput,
+    MapInput,
+    SectionInput,
+    TextNodeInput,
+    text_kind,
+)
+
+# Relations worth drawing. BELONGS_TO repeats HAS_CHILD for text nodes and
+# RELATED_TO/ADJACENT_TO are dense entity/para cliques that only grey the picture.
+MAP_RELATIONS: tuple[str, ...] = (
+    "HAS_CHILD", "NEXT_SIBLING", "MENTIONS", "SIMILAR_TO", "CONTRADICTS", "PRECEDES", "NEXT_PARA",
+)
+LABEL_CHARS = 80  # a text node's label: the start of its content
+
+
+def _store(atlas_or_store: Any) -> Any:
+    """An `Atlas` exposes its store as `.store`; anything else is taken to be a store."""
+    return getattr(atlas_or_store, "store", atlas_or_store)
+
+
+def _label(text: str | None) -> str:
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= LABEL_CHARS else flat[: LABEL_CHARS - 1] + "…"
+
+
+def _document_input(doc: Any) -> DocumentInput:
+    return DocumentInput(
+        id=doc.id,
+        title=doc.title or doc.id,
+        published_date=doc.published_date,
+        coverage_start=doc.temporal_coverage_start,
+        sumo_tags=tuple(doc.sumo_tags or ()),
+        effective_decay_class=doc.effective_decay_class,
+        decay_class=doc.decay_class,
+    )
+
+
+def _text_input(row: dict[str, Any], position: int) -> TextNodeInput:
+    content = row.get("content") or row.get("caption") or row.get("markdown_representation") or ""
+    return TextNodeInput(
+        id=row["id"],
+        document_id=row["document_id"],
+        section_id=row.get("section_id"),
+        kind=text_kind(row.get("node_type", "Paragraph")),
+        sumo_tags=tuple(row.get("sumo_tags") or ()),
+        doc_position=position,
+        label=_label(content),
+    )
+
+
+def map_input_from_atlas(
+    atlas_or_store: Any,
+    document_ids: Iterable[str] | None = None,
+    relations: Collection[str] = MAP_RELATIONS,
+) -> MapInput:
+    """Snapshot documents, sections, text nodes, entities and edges as a `MapInput`.
+
+    `document_ids` restricts the snapshot (None = every document); entities are
+    kept when they occur in a kept document, with their document lists cut to
+    the kept ones. Edges are kept when both ends are in the snapshot, so the
+    layout never sees a dangling relation. Paragraphs and tables share one
+    reading order per document (tables interleave with the paragraphs around
+    them), which is the order their disc ring follows.
+    """
+    store = _store(atlas_or_store)
+    docs = store.list_documents()
+    if document_ids is not None:
+        wanted = set(document_ids)
+        unknown = wanted - {d.id for d in docs}
+        if unknown:
+            raise KeyError(f"documents not in the atlas: {sorted(unknown)[:5]}")
+        docs = [d for d in docs if d.id in wanted]
+
+    out = MapInput(documents=[_document_input(d) for d in docs])
+    for doc in docs:
+        rows = store.document_nodes(doc.id)
+        for s in rows.get("sections", ()):
+            out.sections.append(SectionInput(
+                id=s["id"], document_id=s["document_id"], level=int(s.get("level") or 0),
+                parent_section_id=s.get("parent_section_id"), doc_position=int(s.get("doc_position") or 0),
+                sumo_tags=tuple(s.get("sumo_tags") or ()), title=s.get("title") or "",
+            ))
+        texts = [*rows.get("paragraphs", ()), *rows.get("tables", ())]
+        texts.sort(key=lambda r: int(r.get("doc_position") or 0))  # stable: ties keep paragraphs first
+        out.text_nodes += [_text_input(r, int(r.get("doc_position") or 0)) for r in texts]
+
+    kept_docs = {d.id for d in docs}
+    for e in store.get_entities():
+        in_view = [d for d in e.document_ids if d in kept_docs]
+        if in_view:
+            out.entities.append(EntityInput(e.id, e.name, tuple(in_view), int(e.mention_count)))
+
+    present = kept_docs | {s.id for s in out.sections} | {t.id for t in out.text_nodes} | {e.id for e in out.entities}
+    if relations:
+        for edge in store.edges(relations=list(relations)):
+            if edge.from_id in present and edge.to_id in present:
+                out.edges.append(EdgeInput(edge.from_id, edge.to_id, edge.relation))
+    return out

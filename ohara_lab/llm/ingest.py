@@ -1,0 +1,132 @@
+"""LLM structuring at ingest: the hooks `ohara_lab.ingest.factory` asks for.
+
+`llm_ingest_hooks(store, settings)` returns None when the provider is offline (the
+pipeline keeps its offline structurer), else ``(structurer, "gemini:<model>",
+on_document)``:
+
+* the structurer sends every chunk to ``ingest_document`` (``generate_many``,
+  ``settings.ingest_concurrency`` at a time), with a 2-3 sentence document context
+  for documents of more than one chunk and at least 8,000 characters (spec §2.6);
+  each reply must satisfy the schema *and* reproduce its chunk (`fidelity`), else
+  it is retried once with the problem stated and then given up on;
+* a chunk given up on becomes one ``llm_pending`` Paragraph holding the chunk's
+  whole text, so no text is lost, the document is ``partial``, and the next run
+  rebuilds it (good chunks then come from the reply cache);
+* ``on_document(graph)`` runs after the write: it enriches the document's
+  SIMILAR_TO edges (`enrich`) and books the build's token usage on the document
+  and on the atlas (`accounting`).
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable
+
+from ..errors import LLMError
+from ..ingest.transform import ChunkNodes
+from ..records import Chunk, DocumentGraph
+from ..settings import Settings
+from . import get_provider
+from .accounting import UsageBook, add_to_atlas
+from .enrich import EdgeEnricher
+from .fidelity import chunk_check
+from .provider import LLMProvider
+
+log = logging.getLogger(__name__)
+
+CONTEXT_MIN_CHARS = 8000  # spec §2.6: context for multi-chunk documents of at least this size
+CONTEXT_SOURCE_CHARS = 3000
+
+Hooks = tuple[Callable[[list, str, str], list[ChunkNodes]], str, Callable[[DocumentGraph], None]]
+
+
+def llm_ingest_hooks(store: Any, settings: Settings, **provider_options: Any) -> Hooks | None:
+    """None offline; else (structurer, provider name, on_document) for `Ingestor`."""
+    provider = get_provider(settings, **provider_options)
+    if provider.name == "offline":
+        return None
+    book = UsageBook(provider.ledger)
+    structurer = LLMStructurer(provider, book, settings.ingest_concurrency)
+    finisher = DocumentFinisher(provider, book, store, settings.ingest_concurrency)
+    return structurer, provider.name, finisher
+
+
+def pending_chunk(chunk: Chunk, error: str) -> ChunkNodes:
+    """The chunk's whole text as one raw paragraph, marked for the next run."""
+    node = {"type": "Paragraph", "part": "body_matter", "content": chunk.text, "metadata": {"page": chunk.start_page}}
+    return ChunkNodes(chunk, [node], llm_pending=True, llm_error=error[:500])
+
+
+def chunk_variables(chunk: Chunk, context: str | None) -> dict[str, Any]:
+    """`ingest_document` variables for one chunk (spec §2.7 body fields)."""
+    level = chunk.heading_level if isinstance(chunk.heading_level, int) and 1 <= chunk.heading_level <= 3 else None
+    return {"chunk_text": chunk.text, "chunk_heading": chunk.heading or None, "heading_level": level,
+            "page_range": f"{chunk.start_page}-{chunk.end_page}", "document_context": context}
+
+
+class LLMStructurer:
+    """`structurer(chunks, markdown, doc_id) -> list[ChunkNodes]` backed by an LLM provider."""
+
+    def __init__(self, provider: LLMProvider, book: UsageBook, concurrency: int):
+        self.provider = provider
+        self.book = book
+        self.concurrency = concurrency
+
+    def __call__(self, chunks: list[Chunk], markdown: str, doc_id: str) -> list[ChunkNodes]:
+        scope = self.book.begin(doc_id)
+        context = self.document_context(chunks, markdown, scope)
+        requests = [("ingest_document", chunk_variables(c, context)) for c in chunks]
+        replies = self.provider.generate_many(requests, self.concurrency, scope=scope,
+                                              checks=[chunk_check(c.text) for c in chunks])
+        out = []
+        for chunk, reply in zip(chunks, replies):
+            if isinstance(reply, LLMError):
+                log.warning("%s chunk %d stored as llm_pending: %s", doc_id, chunk.index, reply.reason)
+                out.append(pending_chunk(chunk, reply.reason))
+            else:
+                out.append(ChunkNodes(chunk, reply.data["nodes"]))
+        return out
+
+    def document_context(self, chunks: list[Chunk], markdown: str, scope: str) -> str | None:
+        """A short summary of the whole document for every chunk's prompt, or None (small or failed)."""
+        if len(chunks) < 2 or len(markdown) < CONTEXT_MIN_CHARS:
+            return None
+        try:
+            reply = self.provider.generate("document_context", {"document_start": chunks[0].text[:CONTEXT_SOURCE_CHARS]},
+                                           scope=scope)
+        except LLMError as exc:
+            log.warning("document context unavailable, chunks go without it: %s", exc.reason)
+            return None
+        return reply.data["summary"]
+
+
+class DocumentFinisher:
+    """`on_document(graph)`: edge enrichment, then the build's token usage on document and atlas."""
+
+    def __init__(self, provider: LLMProvider, book: UsageBook, store: Any, concurrency: int):
+        from ..ontology import load_ontology  # noqa: PLC0415
+
+        self.book = book
+        self.store = store
+        self.enricher = EdgeEnricher(provider, store, load_ontology(), concurrency)
+
+    def __call__(self, graph: DocumentGraph) -> None:
+        doc_id = graph.document.id
+        try:
+            self.enricher.enrich(graph, scope=self.book.scope(doc_id))
+        except Exception:  # noqa: BLE001 - the document is written and sound; enrichment only improves it
+            log.exception("edge enrichment of %s failed; its SIMILAR_TO edges keep their offline attributes", doc_id)
+        finally:  # tokens spent are booked even when enrichment breaks
+            usage = self.book.finish(doc_id)
+            graph.document.token_usage = usage
+            _store_document_usage(self.store, doc_id, usage)
+            add_to_atlas(self.store, usage)
+
+
+def _store_document_usage(store: Any, doc_id: str, usage: dict[str, Any]) -> None:
+    # Needs GraphStore.update_document (patch of a document's fields); see the change request.
+    update = getattr(store, "update_document", None)
+    if update is None:
+        log.debug("store %s cannot patch documents; %s token usage is in the atlas meta only",
+                  type(store).__name__, doc_id)
+        return
+    update(doc_id, {"token_usage": usage})

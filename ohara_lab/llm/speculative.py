@@ -1,0 +1,154 @@
+"""Speculative RAG: pre-warm the Explorer frontier's queries into a cache later queries read.
+
+When ``speculative_rag`` is on for a query, the queries a user is likely to ask
+next — ``"<edge_verb>: <edge_summary>"`` of the first ``speculative_limit`` frontier
+items (spec §4) — run on a background thread with the same settings, and their
+results are kept. A later query with the same text, history and settings (the
+speculative switches aside: they change side effects, not results) is served from
+the cache, waiting for the warm-up if it is still running. The original system
+fired these queries and never read their results; here they are read.
+
+The cache is in memory, per engine, bounded (oldest entries go first), and emptied
+by ``engine.invalidate()``, which the atlas calls after every write, so a served
+result is never older than the atlas. A warm-up that fails is forgotten and the
+query simply runs.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import logging
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import fields
+from typing import Any, Callable
+
+from ..retrieval.result import RetrievalResult
+from ..retrieval.state import QueryState
+from ..settings import Settings
+
+log = logging.getLogger(__name__)
+
+MAX_ENTRIES = 64
+IGNORED = ("speculative_rag", "speculative_limit")  # switches that do not change a result
+
+_CACHES: "weakref.WeakKeyDictionary[Any, SpeculativeCache]" = weakref.WeakKeyDictionary()
+
+
+def cache_key(text: str, history: list[dict[str, str]] | None, settings: Settings) -> str:
+    """SHA-256 over the query text, its history and every result-relevant setting."""
+    relevant = {k: v for k, v in settings.to_dict().items() if k not in IGNORED}
+    payload = json.dumps([text, list(history or []), relevant], sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def overrides_between(base: Settings, wanted: Settings) -> dict[str, Any]:
+    """The per-call overrides that turn `base` into `wanted`."""
+    return {f.name: getattr(wanted, f.name) for f in fields(Settings)
+            if getattr(wanted, f.name) != getattr(base, f.name)}
+
+
+class SpeculativeCache:
+    """Futures of warmed-up results by cache key, computed one at a time in the background."""
+
+    def __init__(self, max_entries: int = MAX_ENTRIES):
+        self.max_entries = max_entries
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[str, Future] = OrderedDict()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ohara-speculative")
+        self.served = 0
+
+    def warm(self, key: str, run: Callable[[], RetrievalResult]) -> bool:
+        """Start computing `key` unless it is cached or in flight; True when started."""
+        with self._lock:
+            if key in self._entries:
+                return False
+            self._entries[key] = self._pool.submit(run)
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+            return True
+
+    def lookup(self, key: str) -> RetrievalResult | None:
+        """The warmed result for `key` (waiting for it if in flight), or None."""
+        with self._lock:
+            future = self._entries.get(key)
+        if future is None:
+            return None
+        try:
+            result = future.result()
+        except Exception as exc:  # a failed warm-up must not fail the real query
+            log.info("speculative warm-up failed, running the query: %s", exc)
+            with self._lock:
+                if self._entries.get(key) is future:
+                    del self._entries[key]
+            return None
+        self.served += 1
+        return result
+
+    def keys(self) -> list[str]:
+        with self._lock:
+            return list(self._entries)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def drain(self) -> None:
+        """Wait until every warm-up started so far has finished."""
+        with self._lock:
+            pending = list(self._entries.values())
+        for future in pending:
+            try:
+                future.result()
+            except Exception:  # noqa: BLE001 - reported by lookup, not here
+                pass
+
+
+def cache_of(engine: Any) -> SpeculativeCache | None:
+    """The speculative cache installed on `engine`, if any."""
+    return _CACHES.get(engine)
+
+
+def install(engine: Any) -> SpeculativeCache:
+    """Serve `engine.query` from the cache, clear it on `invalidate`, and pre-warm after tiers."""
+    if engine in _CACHES:
+        return _CACHES[engine]
+    cache = SpeculativeCache()
+    _CACHES[engine] = cache
+    compute = engine.query
+    forget = engine.invalidate
+
+    def query(text: str, *, session_history: list[dict[str, str]] | None = None, **overrides: Any) -> RetrievalResult:
+        t0 = time.perf_counter()
+        key = cache_key(text, session_history, engine.settings.override(**overrides))
+        hit = cache.lookup(key)
+        if hit is None:
+            return compute(text, session_history=session_history, **overrides)
+        served = copy.copy(hit)
+        ms = (time.perf_counter() - t0) * 1000
+        served.timings_ms = {"speculative_cache": ms, "total": ms}
+        return served
+
+    def invalidate() -> None:
+        cache.clear()
+        forget()
+
+    def prewarm(result: RetrievalResult, state: QueryState) -> None:
+        s = state.settings
+        if not s.speculative_rag or s.speculative_limit <= 0:
+            return
+        overrides = {**overrides_between(engine.settings, s), "speculative_rag": False}
+        for item in result.tiers.explorer[: s.speculative_limit]:
+            text = f"{item.edge_verb}: {item.edge_summary}" if item.edge_verb and item.edge_summary else state.query.raw
+            if text == state.query.raw:
+                continue  # the query itself, just answered
+            cache.warm(cache_key(text, None, s), lambda text=text: compute(text, **overrides))
+
+    engine.query = query
+    engine.invalidate = invalidate
+    engine.after_tiers.append(prewarm)
+    return cache
