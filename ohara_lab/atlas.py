@@ -168,3 +168,9 @@ class Atlas:
         from .wiki import export_wiki  # noqa: PLC0415
 
         return export_wiki(self.store, Path(directory))
+
+    def export_json(self, path: str | Path) -> dict[str, int]:
+        """Write every collection and edge to one JSON file."""
+        from .wiki import export_json  # noqa: PLC0415
+
+        return export_json(self.store, Path(path))

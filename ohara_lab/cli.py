@@ -142,6 +142,19 @@ def remove(document_ids: tuple[str, ...], atlas: str | None) -> None:
 
 
 @main.command()
+@click.argument("target", type=click.Path(path_type=Path))
+@click.option("--atlas", help=ATLAS_HELP)
+@click.option("--format", "fmt", type=click.Choice(["wiki", "json"]), default="wiki", show_default=True,
+              help="wiki: a Markdown folder for Obsidian/Quartz; json: one file with every collection")
+@_fail_cleanly
+def export(target: Path, atlas: str | None, fmt: str) -> None:
+    """Export the atlas as a Markdown wiki (TARGET = folder) or JSON (TARGET = file)."""
+    with _open(atlas) as a:
+        counts = a.export_wiki(target) if fmt == "wiki" else a.export_json(target)
+    click.echo(f"wrote {target}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+
+@main.command()
 @click.option("--atlas", default="./demo-atlas", show_default=True, help="where the demo atlas is built")
 @click.option("--query", "query_text", default="Which licence versions replaced the earlier ones, and when?",
               show_default=True, help="the question the demo asks")

@@ -1,0 +1,158 @@
+"""Export an atlas as a Markdown wiki (Obsidian / Quartz) or as one JSON file (spec §8.1).
+
+Fixes over the original: tables are rendered (it wrote "[Table content omitted]"),
+equal titles get distinct file names instead of overwriting each other, an empty
+title becomes "untitled", and the target directory is only wiped when it is a wiki
+this exporter wrote (marker file), never an arbitrary folder.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+from .ids import wiki_slug
+
+MARKER = ".ohara-wiki"
+
+
+def _unique(slug: str, used: set[str]) -> str:
+    out, n = slug, 2
+    while out in used:
+        out, n = f"{slug}-{n}", n + 1
+    used.add(out)
+    return out
+
+
+def _prepare(directory: Path) -> None:
+    if directory.exists() and any(directory.iterdir()):
+        if not (directory / MARKER).exists():
+            raise UsageError(f"{directory} is not empty and was not written by `ohara export`; choose another directory")
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / MARKER).write_text("written by ohara export; the directory is rebuilt on every export\n")
+
+
+def _front(title: str, tags: list[str], aliases: list[str] | None = None) -> str:
+    lines = ["---", f"title: {json.dumps(title, ensure_ascii=False)}", f"tags: {json.dumps(tags)}"]
+    if aliases:
+        lines.append(f"aliases: {json.dumps(aliases, ensure_ascii=False)}")
+    return "\n".join(lines + ["---", ""])
+
+
+def export_wiki(store: Any, directory: Path) -> dict[str, int]:
+    """Write index.md, documents/<doc>/{index,<section>}.md and entities/*.md; returns file counts."""
+    _prepare(directory)
+    docs = store.list_documents()
+    doc_slugs: dict[str, str] = {}
+    used: set[str] = set()
+    for d in docs:
+        doc_slugs[d.id] = _unique(wiki_slug(d.title), used)
+    mentions: dict[str, list[str]] = defaultdict(list)  # entity slug -> wiki links
+    counts = {"documents": 0, "sections": 0, "entities": 0}
+    for d in docs:
+        counts["sections"] += _export_document(store, directory, d, doc_slugs, mentions)
+        counts["documents"] += 1
+    entities = store.get_entities()
+    counts["entities"] = _export_entities(store, directory, entities, mentions)
+    index = [_front("Doc Ohara Knowledge Base", ["index"]), "# Documents", ""]
+    index += [f"- [[documents/{doc_slugs[d.id]}/index|{d.title}]]" for d in docs]
+    index += ["", f"[[entities/index|Entities]] ({len(entities)})", ""]
+    (directory / "index.md").write_text("\n".join(index), encoding="utf-8")
+    return counts
+
+
+def _export_document(store: Any, root: Path, doc: Any, doc_slugs: dict[str, str],
+                     mentions: dict[str, list[str]]) -> int:
+    folder = root / "documents" / doc_slugs[doc.id]
+    folder.mkdir(parents=True, exist_ok=True)
+    nodes = store.document_nodes(doc.id)
+    used: set[str] = {"index"}
+    section_slugs = {s["id"]: _unique(wiki_slug(s["title"]), used) for s in nodes["sections"]}
+    lines = [_front(doc.title, ["document"]), f"# {doc.title}", "",
+             f"- source: `{doc.source_file}` ({doc.parser_engine})",
+             f"- published: {doc.published_date or 'undated'} · decay class {doc.effective_decay_class}", ""]
+    if doc.description:
+        lines += [doc.description, ""]
+    lines += ["## Contents", ""]
+    for s in nodes["sections"]:
+        lines.append("  " * max(0, s["level"] - 1) + f"- [[{section_slugs[s['id']]}|{s['title']}]]")
+    related = _related_documents(store, doc.id, doc_slugs)
+    if related:
+        lines += ["", "## Related Connections", ""] + related
+    (folder / "index.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    by_section: dict[str | None, list[dict[str, Any]]] = defaultdict(list)
+    for n in sorted(nodes["paragraphs"] + nodes["tables"], key=lambda n: n["doc_position"]):
+        by_section[n.get("section_id")].append(n)
+    for s in nodes["sections"]:
+        link = f"documents/{doc_slugs[doc.id]}/{section_slugs[s['id']]}"
+        body = [_front(s["title"], ["section"]), f"[[documents/{doc_slugs[doc.id]}/index|← {doc.title}]]", "",
+                f"# {s['title']}", ""]
+        for n in by_section.get(s["id"], []):
+            body += [n.get("markdown_representation") or n.get("content", ""), ""]
+            for slug in n.get("entity_slugs") or []:
+                mentions[slug].append(f"[[{link}|{doc.title} › {s['title']}]] - \"{_snip(n)}\"")
+        (folder / f"{section_slugs[s['id']]}.md").write_text("\n".join(body), encoding="utf-8")
+    return len(nodes["sections"])
+
+
+def _snip(node: dict[str, Any]) -> str:
+    text = " ".join((node.get("content") or node.get("markdown_representation") or "").split())
+    return text[:150] + ("…" if len(text) > 150 else "")
+
+
+def _related_documents(store: Any, doc_id: str, doc_slugs: dict[str, str]) -> list[str]:
+    titles = {d.id: d.title for d in store.list_documents()}
+    out = []
+    for e in store.edges(from_ids=[doc_id], relations=["SIMILAR_TO", "CONTRADICTS", "PRECEDES"]) + \
+            store.edges(to_ids=[doc_id], relations=["SIMILAR_TO", "CONTRADICTS", "PRECEDES"]):
+        other = e.to_id if e.from_id == doc_id else e.from_id
+        if other in doc_slugs:
+            verb = e.attrs.get("verb") or e.relation
+            out.append(f"- **{e.relation}** ({verb}): [[documents/{doc_slugs[other]}/index|{titles[other]}]]")
+    return out
+
+
+def _export_entities(store: Any, root: Path, entities: list[Any], mentions: dict[str, list[str]]) -> int:
+    folder = root / "entities"
+    folder.mkdir(parents=True, exist_ok=True)
+    names = {e.slug: e.name for e in entities}
+    related: dict[str, list[str]] = defaultdict(list)
+    for e in store.edges(relations=["RELATED_TO"]):
+        a, b = e.from_id.split("/", 1)[1], e.to_id.split("/", 1)[1]
+        related[a].append(b)
+        related[b].append(a)
+    by_type: dict[str, list[Any]] = defaultdict(list)
+    for ent in entities:
+        by_type[ent.type].append(ent)
+        lines = [_front(ent.name, ["entity", ent.type], ent.aliases), f"# {ent.name}", "",
+                 f"{ent.type} · {ent.mention_count} mention(s) in {len(ent.document_ids)} document(s)", "",
+                 "## Mentioned in", ""] + [f"- {m}" for m in mentions.get(ent.slug, [])]
+        if related.get(ent.slug):
+            lines += ["", "## Related Entities", ""]
+            lines += [f"- [[entities/{s}|{names.get(s, s)}]]" for s in sorted(set(related[ent.slug]))]
+        (folder / f"{ent.slug}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    index = [_front("Entities", ["index"]), "# Entities", ""]
+    for kind in sorted(by_type):
+        index += [f"## {kind}", ""] + [f"- [[entities/{e.slug}|{e.name}]]"
+                                        for e in sorted(by_type[kind], key=lambda e: e.name.lower())] + [""]
+    (folder / "index.md").write_text("\n".join(index), encoding="utf-8")
+    return len(entities)
+
+
+def export_json(store: Any, path: Path) -> dict[str, int]:
+    """Every collection and edge in one JSON file."""
+    out: dict[str, list[Any]] = {"documents": [], "sections": [], "paragraphs": [], "tables": [], "edges": [],
+                                 "entities": []}
+    for d in store.list_documents():
+        out["documents"].append(d.to_dict())
+        for table, rows in store.document_nodes(d.id).items():
+            out[table] += rows
+    out["entities"] = [e.to_dict() for e in store.get_entities()]
+    out["edges"] = [e.to_dict() for e in store.edges()]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, ensure_ascii=False), encoding="utf-8")
+    return {k: len(v) for k, v in out.items()}
