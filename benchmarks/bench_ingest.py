@@ -58,9 +58,9 @@ def main() -> None:
             rows.append(report("shared/samples", rep.outcomes, time.perf_counter() - t0, atlas.stats()))
         with Atlas.open(Path(tmp) / "musique", **overrides) as atlas:
             t0 = time.perf_counter()
-            outcomes = [atlas.ingestor.ingest_text(text, title=title, source_id=f"musique:{title}")
-                        for title, text in musique_docs(args.shared)]
-            rows.append(report("musique", outcomes, time.perf_counter() - t0, atlas.stats()))
+            rep = atlas.ingest_texts([{"text": text, "title": title, "source_id": f"musique:{title}"}
+                                      for title, text in musique_docs(args.shared)], progress=False)
+            rows.append(report("musique", rep.outcomes, time.perf_counter() - t0, atlas.stats()))
     print("\n| corpus | docs | paragraphs | s | docs/s | paragraphs/s | " + " | ".join(STAGES) + " |")
     print("|---" * (6 + len(STAGES)) + "|")
     for r in rows:

@@ -88,6 +88,16 @@ class Atlas:
         self._after_write()
         return outcome
 
+    def ingest_texts(self, items: Iterable[Any], *, force: bool = False, progress: bool = True,
+                     batch_size: int = 64) -> IngestReport:
+        """Ingest many texts (`TextItem(text, title, source_id, metadata)` or dicts with those keys) in batches."""
+        from .ingest.pipeline import TextItem  # noqa: PLC0415
+
+        items = [i if isinstance(i, TextItem) else TextItem(**i) for i in items]
+        report = self.ingestor.ingest_texts(items, force=force, progress=progress, batch_size=batch_size)
+        self._after_write()
+        return report
+
     def remove(self, document_ids: Iterable[str]) -> int:
         """Delete documents with their nodes and edges; returns how many existed."""
         n = sum(self.store.delete_document(d if d.startswith("documents/") else "documents/" + d)

@@ -1,0 +1,78 @@
+"""Batch the expensive per-node work (tagging, NER, embedding) across documents.
+
+Each wrapper runs its model once over all texts of a batch of documents
+(`prime`) and then answers the per-document calls from those results, so the
+pipeline's per-document code stays unchanged.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .annotate import SKIP_TYPES, node_text
+from .pipeline import MAX_EMBED_CHARS, Resources, embeddable
+
+
+class _Memo:
+    def __init__(self, fn: Callable[[list[str]], list[Any]]):
+        self.fn = fn
+        self.cache: dict[str, Any] = {}
+
+    def prime(self, texts: list[str]) -> None:
+        todo = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        if todo:
+            self.cache.update(zip(todo, self.fn(todo)))
+
+    def __call__(self, texts: list[str]) -> list[Any]:
+        self.prime(texts)
+        return [self.cache[t] for t in texts]
+
+
+class PrimedTagger:
+    def __init__(self, ontology: Any, k: int):
+        self.ontology, self.k = ontology, k
+        self.memo = _Memo(lambda texts: ontology.tag_texts(texts, k=k))
+
+    def validate_tags(self, candidates: list[str]) -> Any:
+        return self.ontology.validate_tags(candidates)
+
+    def tag_texts(self, texts: list[str], k: int = 4) -> list[list[str]]:
+        return self.memo(texts) if k == self.k else self.ontology.tag_texts(texts, k=k)
+
+
+class PrimedExtractor:
+    def __init__(self, extractor: Any):
+        self.name = extractor.name
+        self.memo = _Memo(extractor.extract)
+
+    def extract(self, texts: list[str]) -> list[Any]:
+        return self.memo(texts)
+
+
+class PrimedEmbedder:
+    def __init__(self, embedder: Any):
+        self.model, self.dim = embedder.model, embedder.dim
+        self.memo = _Memo(lambda texts: list(embedder.embed(texts, "document")))
+
+    def embed(self, texts: list[str], kind: str = "document") -> np.ndarray:
+        return np.asarray(self.memo(texts), dtype=np.float32).reshape(len(texts), self.dim)
+
+
+class PrimedResources(Resources):
+    def prime(self, structures: list[Any]) -> None:
+        """Run the models once over every node text of these documents."""
+        nodes = [n for s in structures for n in [*s.paragraphs, *s.tables]
+                 if getattr(n, "node_type", "Table") not in SKIP_TYPES]
+        texts = [node_text(n) for n in nodes]
+        self.tagger.memo.prime([t for n, t in zip(nodes, texts) if not getattr(n, "sumo_candidate_tags_raw", None)])
+        self.extractor.memo.prime([t for n, t in zip(nodes, texts) if not getattr(n, "_candidate_entities", None)])
+        if self.embedder is not None:
+            self.embedder.memo.prime([node_text(n)[:MAX_EMBED_CHARS] for s in structures
+                                      for n in embeddable(s.paragraphs, s.tables)])
+
+
+def primed_resources(ingestor: Any, settings: Any) -> PrimedResources:
+    embedder = ingestor.embedder if settings.embed_paragraphs is not False else None
+    return PrimedResources(PrimedTagger(ingestor.ontology, settings.sumo_tags_per_node),
+                           PrimedExtractor(ingestor.extractor), PrimedEmbedder(embedder) if embedder else None)
