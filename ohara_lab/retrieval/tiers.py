@@ -120,7 +120,10 @@ def explorer(chosen: list[Fused], seen: set[str], store: Any, settings: Settings
     if not chosen:
         return [], "no_principal_seeds"
     seeds = list(dict.fromkeys(f.document_id for f in chosen))
-    links = store.similar_documents(seeds, settings.cross_doc_expand_depth + 1, min_weight=0.0)
+    # A path's scent is the product of its edge weights, so no path through an edge weaker than the
+    # stop weight can reach the band: gating every hop at that weight prunes the walk without losing any.
+    gate = max(0.0, settings.explorer_stop_weight - 1e-9)
+    links = store.similar_documents(seeds, settings.cross_doc_expand_depth + 1, min_weight=gate)
     seen_docs = set(seeds)
     best: dict[str, FrontierItem] = {}
     for link in links:
@@ -147,16 +150,11 @@ def knowledge_gaps(chosen: list[Fused], store: Any, limit: int = 10) -> list[dic
     slugs = list(dict.fromkeys(s for n in nodes.values() for s in n.get("entity_slugs") or []))
     if not slugs:
         return []
-    ids = ["entities/" + s for s in slugs]
-    degree: dict[str, int] = {i: 0 for i in ids}
-    for e in store.edges(from_ids=ids, relations=["RELATED_TO"]) + store.edges(to_ids=ids, relations=["RELATED_TO"]):
-        for end in (e.from_id, e.to_id):
-            if end in degree:
-                degree[end] += 1
+    degree = store.relation_degrees(["entities/" + s for s in slugs], "RELATED_TO")
     names = {e.slug: e.name for e in store.get_entities(slugs)}
     gaps = []
     for slug in slugs:
-        if degree["entities/" + slug] < 2:
+        if degree.get("entities/" + slug, 0) < 2:
             gaps.append({"type": "knowledge_gap", "entity_name": names.get(slug, slug), "entity_slug": slug,
                          "reason": "fewer than two co-occurring entities in the atlas",
                          "hint": f"ingest more documents about {names.get(slug, slug)}"})

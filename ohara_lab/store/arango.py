@@ -156,6 +156,14 @@ class ArangoStore(ArangoSearchMixin):
             steps.refresh_indegree({e.to_id for e in keep if e.relation == "SIMILAR_TO"})
         return len(keep)
 
+    def relation_degrees(self, ids: Iterable[str], relation: str) -> dict[str, int]:
+        found = rows(self.db, """
+            FOR i IN @ids
+              LET n = LENGTH(FOR e IN edges FILTER e._from == i AND e.relation == @rel RETURN 1)
+                    + LENGTH(FOR e IN edges FILTER e._to == i AND e.relation == @rel RETURN 1)
+              FILTER n > 0 RETURN [i, n]""", {"ids": sorted(set(ids)), "rel": relation})
+        return {i: n for i, n in found}
+
     def update_document(self, document_id: str, changes: dict[str, Any]) -> bool:
         key = document_id.split("/", 1)[1]
         with self.transaction(["documents"]) as txn:

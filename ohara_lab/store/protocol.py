@@ -151,6 +151,9 @@ class GraphStore(Protocol):
     def edges(self, *, from_ids: Iterable[str] | None = None, to_ids: Iterable[str] | None = None,
               relations: Iterable[str] | None = None) -> list[Edge]: ...
 
+    def relation_degrees(self, ids: Iterable[str], relation: str) -> dict[str, int]:
+        """Edges of one relation touching each node (either direction); absent nodes are left out."""
+
     def vector_matrix(self, model: str) -> tuple[list[str], np.ndarray]:
         """All vectors of `model`: ids and an (n, d) float32 matrix."""
 

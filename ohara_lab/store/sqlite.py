@@ -450,6 +450,18 @@ class SqliteStore(SqliteSearchMixin):
             sql += " WHERE " + " AND ".join(where)
         return [Edge(r[0], r[1], r[2], json.loads(r[3])) for r in self._q(sql + " ORDER BY rowid", params)]
 
+    def relation_degrees(self, ids: Iterable[str], relation: str) -> dict[str, int]:
+        """Edges of one relation touching each node (either direction)."""
+        out: dict[str, int] = {}
+        for chunk in _chunks(sorted(set(ids)), 400):
+            marks = ",".join("?" * len(chunk))
+            for column in ("from_id", "to_id"):
+                for node, n in self._q(f"SELECT {column}, COUNT(*) FROM edges WHERE {column} IN ({marks})"
+                                       # "+relation": look up by node, never scan the whole relation
+                                       f" AND +relation = ? GROUP BY {column}", [*chunk, relation]):
+                    out[node] = out.get(node, 0) + n
+        return out
+
     # ------------------------------------------------------------------ feedback
     def add_feedback(self, query: str, query_hash: str, node_id: str, rank: int | None, signal: str) -> None:
         with self.transaction() as c:

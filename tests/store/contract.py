@@ -270,3 +270,9 @@ def test_update_document_patches_fields(store):
     assert store.update_document("documents/a1", {"token_usage": {"prompt": 10}}) is True
     assert store.get_document("documents/a1").token_usage == {"prompt": 10}
     assert store.update_document("documents/zz", {"title": "x"}) is False
+
+
+def test_relation_degrees(store):
+    store.write_document(make_graph("a1", [("Alice Bob.", [], ["Alice", "Bob"]), ("Alice Carol.", [], ["Alice", "Carol"])]))
+    deg = store.relation_degrees(["entities/alice", "entities/bob", "entities/nobody"], "RELATED_TO")
+    assert deg == {"entities/alice": 2, "entities/bob": 1}
