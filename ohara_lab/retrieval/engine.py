@@ -26,6 +26,9 @@ from .temporal import apply_prior, reference_day
 from .tiers import Tiers, explorer, integrity, is_corroborated, knowledge_gaps, principal, score_floor
 
 
+QUERY_VECTOR_CACHE = 1024  # query vectors kept per engine (oldest dropped first)
+
+
 class Engine:
     """Runs queries against one store; keeps the ontology and embedder loaded between queries."""
 
@@ -34,6 +37,7 @@ class Engine:
         self.settings = settings
         self._ontology: Any = None
         self._embedders: dict[str, Any] = {}
+        self._query_vectors: dict[tuple[str, str], Any] = {}  # (model, text) -> vector; CoR, modes and sweeps repeat queries
         # Hooks the LLM layer installs (`ohara_lab.llm.hooks`); offline behaviour without them.
         self.fingerprint: Callable[[QueryState], None] | None = None  # phase 0a
         self.toc_selector: Callable[[str, list[dict[str, Any]]], list[str]] = lexical_selector  # phase 0b
@@ -140,7 +144,12 @@ class Engine:
         if embedder is None:
             state.skipped["vector"] = why
             return []
-        state.query_vector = embedder.embed([state.query.raw[:2000]], "query")[0]
+        key = (embedder.model, state.query.raw[:2000])
+        if key not in self._query_vectors:
+            if len(self._query_vectors) >= QUERY_VECTOR_CACHE:
+                self._query_vectors.pop(next(iter(self._query_vectors)))
+            self._query_vectors[key] = embedder.embed([key[1]], "query")[0]
+        state.query_vector = self._query_vectors[key]
         state.query_vector_model = embedder.model
         return vector(state, self.store, s)
 

@@ -19,14 +19,17 @@ from ..state import QueryState
 
 SEED_TAGS = 3  # most frequent tags among the top BM25 nodes added to the exact set
 TYPE_WEIGHT = 0.2
+# Ancestors this close to SUMO's root (Entity, Abstract, Physical, Attribute, ...) tag most of
+# any corpus: matching them says nothing about a topic and costs a scan of half the tag table.
+MIN_ANCESTOR_DEPTH = 3
 
 
 def expansion(exact: list[str], ontology: Any, depth: int) -> tuple[dict[str, float], float]:
-    """Ancestor weights (max over hints of 1/(d+1)) excluding the exact tags, and their mean ā."""
+    """Ancestor weights (max over hints of 1/(d+1)) excluding the exact tags and near-root classes, and their mean ā."""
     anc: dict[str, float] = {}
     for tag in exact:
         for parent, d in ontology.ancestors(tag, depth).items():
-            if parent not in exact:
+            if parent not in exact and (ontology.depth(parent) or 0) >= MIN_ANCESTOR_DEPTH:
                 anc[parent] = max(anc.get(parent, 0.0), 1.0 / (d + 1))
     mean = sum(anc.values()) / len(anc) if anc else 0.3
     return anc, mean
