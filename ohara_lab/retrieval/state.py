@@ -41,6 +41,14 @@ class QueryState:
             out += row.get("entity_slugs") or []
         return list(dict.fromkeys(out))
 
+    def slug_sources(self) -> dict[str, set[str]]:
+        """Where each seed entity came from: "query" (a hint) or the ids of the seed nodes mentioning it."""
+        out: dict[str, set[str]] = {s: {"query"} for s in self.query.hint_slugs}
+        for row in self.seeds:
+            for slug in row.get("entity_slugs") or []:
+                out.setdefault(slug, set()).add(row["id"])
+        return out
+
     def seed_tags(self) -> list[str]:
         """SUMO hints plus the tags of the top BM25 nodes (spec §3.4 `qTags`)."""
         out = list(self.query.sumo_hints)

@@ -1,5 +1,10 @@
 """Phase 2: entity pivot (spec §3.6): nodes mentioning the query's and the top
-BM25 nodes' entities, scored |entity_slugs ∩ slugs| / |slugs|."""
+BM25 nodes' entities, scored |entity_slugs ∩ slugs| / |slugs|.
+
+No self-corroboration: for a node that is itself one of the BM25 seeds, an entity
+counts only if the query or another seed supplied it — otherwise a seed would
+"confirm" itself with its own entities, which is no second signal at all.
+"""
 from __future__ import annotations
 
 from typing import Any
@@ -18,5 +23,10 @@ def entity_pivot(state: QueryState, store: Any, settings: Settings) -> list[Hit]
     if not settings.many_angle:  # the original scored only nodes no earlier phase had found
         seen = state.seen()
         rows = [r for r in rows if r.id not in seen][: state.limit]
-    return [Hit(r.id, r.document_id, "entity_pivot", len(set(r.shared)) / len(slugs), {"shared_entities": r.shared})
-            for r in rows]
+    sources = state.slug_sources()
+    hits = []
+    for r in rows:
+        shared = [s for s in dict.fromkeys(r.shared) if sources.get(s, set()) - {r.id}]
+        if shared:
+            hits.append(Hit(r.id, r.document_id, "entity_pivot", len(shared) / len(slugs), {"shared_entities": shared}))
+    return hits

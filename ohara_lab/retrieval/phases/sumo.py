@@ -4,9 +4,10 @@
 
 E = exact tags matched, A = ancestor tags matched, ā = mean ancestor weight
 (ancestor at distance d weighs 1/(d+1); 0.3 when there are none), T = entity
-types shared with the query's entity hints. Unlike the original, the dominant
-tags of the top BM25 nodes join the exact set (its README promised this, its
-code ignored them, so keyword queries got nothing from this phase).
+types shared with the query's entity hints. Unlike the original, tags that at
+least two of the top BM25 nodes share join the exact set (its README promised
+BM25 tags, its code ignored them, so keyword queries got nothing from this
+phase); requiring two seeds means no seed node is corroborated by its own tags.
 """
 from __future__ import annotations
 
@@ -36,8 +37,9 @@ def expansion(exact: list[str], ontology: Any, depth: int) -> tuple[dict[str, fl
 
 
 def exact_tags(state: QueryState) -> list[str]:
-    seed_counts = Counter(t for row in state.seeds for t in (row.get("sumo_tags") or []))
-    return list(dict.fromkeys(state.query.sumo_hints + [t for t, _ in seed_counts.most_common(SEED_TAGS)]))
+    seed_counts = Counter(t for row in state.seeds for t in set(row.get("sumo_tags") or []))
+    shared = [t for t, n in seed_counts.most_common() if n >= 2][:SEED_TAGS]
+    return list(dict.fromkeys(state.query.sumo_hints + shared))
 
 
 def sumo(state: QueryState, store: Any, settings: Settings, ontology: Any) -> list[Hit]:
