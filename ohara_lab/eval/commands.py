@@ -1,16 +1,113 @@
-"""CLI commands of the evaluation harness (registered on `ohara` by `ohara_lab.cli`)."""
+"""CLI commands of the evaluation harness (registered on `ohara` by `ohara_lab.cli`).
+
+    ohara eval --dataset musique --configs bm25_only,full --unanswerable 0.25 --out eval/results/cli
+    ohara reproduce --data-dir ../shared/datasets --out eval/results [--quick]
+    ohara reproduce --data-dir /path/to/official --datasets multihop-rag,qasper   # the paper's tables
+
+Named errors (unknown dataset or config, missing files) become one line on stderr and
+exit code 2 through the CLI's single error edge (`ohara_lab.cli._fail_cleanly`).
+"""
 from __future__ import annotations
+
+import json
+from functools import wraps
+from pathlib import Path
+from typing import Any, Callable
 
 import click
 
 
-@click.command()
-def eval_command() -> None:
-    """Run the evaluation config matrix on a dataset (not built yet)."""
-    raise click.ClickException("ohara eval is not available yet")
+def _fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
+    # Resolved at call time: ohara_lab.cli imports this module while it is being built.
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from ..cli import _fail_cleanly as edge  # noqa: PLC0415
+
+        return edge(fn)(*args, **kwargs)
+
+    return wrapper
 
 
 @click.command()
-def reproduce_command() -> None:
-    """Re-run every paper notebook through papermill (not built yet)."""
-    raise click.ClickException("ohara reproduce is not available yet")
+@click.option("--dataset", required=True, help="multihop-rag | qasper | qasper-leval | musique | a directory "
+                                               "holding corpus.jsonl + queries.jsonl")
+@click.option("--data-dir", type=click.Path(path_type=Path), help="folder with the dataset's files "
+              "(default: $OHARA_EVAL_DATA, else ../shared/datasets)")
+@click.option("--configs", help="comma-separated config names (default: all): bm25_only, vector_only, rrf, full, "
+                                "no_sumo, no_crossdoc, no_temporal, no_toc, no_corroboration, no_many_angle, tuned")
+@click.option("--limit", type=click.IntRange(min=1), help="run only the first N queries (the corpus stays whole)")
+@click.option("--distractors", type=click.IntRange(min=0),
+              help="cut the corpus to the gold documents of the queries plus N random others (quick runs)")
+@click.option("--unanswerable", type=click.FloatRange(0.0, 1.0),
+              help="hold out this fraction of answerable queries as unanswerable, removing their gold "
+                   "documents (the MuSiQue construction), for the abstention metric")
+@click.option("--seed", type=int, default=42, show_default=True,
+              help="seed of the hold-out, the distractor sample and the significance tests")
+@click.option("--atlas-dir", type=click.Path(path_type=Path),
+              help="where built atlases are cached (default: $OHARA_EVAL_CACHE, else ~/.cache/ohara-lab/eval-atlases)")
+@click.option("--embedder", default="auto", show_default=True, help="auto (best installed) | minilm | wordllama | none")
+@click.option("--rebuild", is_flag=True, help="ingest the corpus again even if a cached atlas exists")
+@click.option("--reference-date", help="'today' of the temporal prior, YYYY-MM-DD (default: the corpus's latest date)")
+@click.option("--resamples", type=click.IntRange(min=100), default=10_000, show_default=True,
+              help="randomization / bootstrap resamples per comparison")
+@click.option("--out", type=click.Path(path_type=Path), help="write summary/significance/by-type/per-query CSV, "
+                                                             "report.md and results.json here")
+@click.option("--json", "as_json", is_flag=True, help="print the JSON contract instead of the table")
+@_fail_cleanly
+def eval_command(dataset: str, data_dir: Path | None, configs: str | None, limit: int | None,
+                 distractors: int | None, unanswerable: float | None, seed: int, atlas_dir: Path | None,
+                 embedder: str, rebuild: bool, reference_date: str | None, resamples: int, out: Path | None,
+                 as_json: bool) -> None:
+    """Run the evaluation config matrix on a dataset, with significance against `full`."""
+    from .configs import get_configs  # noqa: PLC0415
+    from .report import contract, text_table, write_outputs  # noqa: PLC0415
+    from .runner import evaluate_dataset  # noqa: PLC0415
+
+    chosen = get_configs(configs)  # unknown names fail before any data is loaded
+    run = evaluate_dataset(dataset, data_dir, configs=chosen, limit=limit, distractors=distractors,
+                           unanswerable=unanswerable, seed=seed, atlas_dir=atlas_dir, embedder=embedder,
+                           reference_date=reference_date, n_resamples=resamples, progress=not as_json,
+                           rebuild=rebuild)
+    if out is not None:
+        write_outputs(run, out)
+    if as_json:
+        click.echo(json.dumps(contract(run), indent=2, ensure_ascii=False))
+        return
+    click.echo(f"{run.dataset.name}: {run.n_queries} queries ({run.n_unanswerable} unanswerable)")
+    for note in run.notes:
+        click.echo(f"  note: {note}")
+    click.echo(text_table(run))
+    if out is not None:
+        click.echo(f"wrote {out}")
+
+
+@click.command()
+@click.option("--data-dir", type=click.Path(path_type=Path),
+              help="dataset folder passed to every notebook (default: $OHARA_EVAL_DATA, else ../shared/datasets)")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("eval/results"), show_default=True,
+              help="results root: <out>/<notebook>/<dataset>/ gets the executed notebook and its tables/figures")
+@click.option("--quick", is_flag=True, help="each notebook at its small default parameters (minutes, not hours)")
+@click.option("--only", help="comma-separated notebook names or prefixes, e.g. 02,03")
+@click.option("--datasets", default="musique,qasper-leval", show_default=True,
+              help="corpora of the full run: musique, qasper-leval, and with their official files in "
+                   "--data-dir, multihop-rag and qasper (the paper's own tables)")
+@click.option("--atlas-dir", type=click.Path(path_type=Path), help="atlas cache shared by the notebooks")
+@click.option("--embedder", help="override the embedder of every notebook (auto | minilm | wordllama | none)")
+@click.option("--notebooks-dir", type=click.Path(path_type=Path), help="where the .ipynb sources are "
+              "(default: notebooks/ of the repository)")
+@click.option("--kernel", help="Jupyter kernel name (default: the notebook's own)")
+@_fail_cleanly
+def reproduce_command(data_dir: Path | None, out: Path, quick: bool, only: str | None, datasets: str,
+                      atlas_dir: Path | None, embedder: str | None, notebooks_dir: Path | None,
+                      kernel: str | None) -> None:
+    """Re-run every paper notebook through papermill, writing executed notebooks and outputs."""
+    from .reproduce import reproduce  # noqa: PLC0415
+
+    runs = reproduce(data_dir=data_dir, out=out, quick=quick, only=only, atlas_dir=atlas_dir, embedder=embedder,
+                     notebooks_dir=notebooks_dir, kernel=kernel,
+                     datasets=[d.strip() for d in datasets.split(",") if d.strip()],
+                     on_start=lambda job: click.echo(f"running {job.label} ...", err=True))
+    for r in runs:
+        click.echo(f"{r.status:<6} {r.label:<40} {r.seconds:7.1f}s  {r.output}")
+    if any(r.status != "ok" for r in runs):
+        raise SystemExit(1)

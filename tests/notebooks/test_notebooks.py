@@ -1,0 +1,129 @@
+"""The paper notebooks: well-formed sources, and executed for real with papermill.
+
+* Static checks (fast): one `parameters` cell per notebook, outputs stripped, no logic
+  (ARCHITECTURE rule 8: no def/class/loops), every parameter `ohara reproduce` passes exists.
+* Execution on the tiny generic fixture (embedder none, shared atlas cache): 02 and 03 run
+  in the default suite; the rest, and every notebook at its real defaults (MuSiQue /
+  QASPER-leval subsets, needs ../shared/datasets), are `slow` (CI runs them).
+"""
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from ohara_lab.eval.reproduce import DATASET_JOBS, NOTEBOOKS, full_jobs
+
+ROOT = Path(__file__).resolve().parents[2]
+NB_DIR = ROOT / "notebooks"
+FIXTURE = ROOT / "tests" / "eval" / "fixtures" / "runner"
+SHARED = ROOT.parent / "shared" / "datasets"
+# Files each notebook must leave in its out_dir.
+EXPECTED = {
+    "01_build_atlas": ["graph_stats.csv", "graph_stats.md", "ingest_stages.csv", "ingest_stages.png"],
+    "02_retrieval_matrix": ["summary.csv", "report.md", "results.json", "per_query.csv", "matrix.png"],
+    "03_abstention": ["sweep.csv", "sweep.md", "pareto_front.csv", "tradeoff.png"],
+    "04_weight_tuning": ["grid_tuning_split.csv", "test_split.csv", "refeed_per_rank.csv", "grid.png"],
+    "05_decomposition": ["decomposition.csv", "decomposition.md", "decomposition.png"],
+    "06_generation": ["accuracy.csv", "accuracy_by_type.csv", "answers.csv", "accuracy.png"],
+}
+DEFAULT_SUITE = {"02_retrieval_matrix", "03_abstention"}
+
+
+def _load(name: str):
+    return nbformat.read(NB_DIR / f"{name}.ipynb", as_version=4)
+
+
+def _parameters(name: str) -> set[str]:
+    cell = next(c for c in _load(name).cells if "parameters" in c.metadata.get("tags", []))
+    return {t.target.id for t in ast.parse(cell.source).body if isinstance(t, ast.AnnAssign)}
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_source_is_clean(name):
+    book = _load(name)
+    nbformat.validate(book)
+    tagged = [c for c in book.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1, "exactly one cell tagged `parameters`"
+    assert {"out_dir", "dataset", "data_dir", "embedder", "seed"} <= _parameters(name)
+    for cell in book.cells:
+        if cell.cell_type != "code":
+            continue
+        assert cell.outputs == [] and cell.execution_count is None, "strip outputs from committed notebooks"
+        for node in ast.walk(ast.parse(cell.source)):
+            assert not isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.For, ast.While, ast.Lambda)), \
+                f"{name}: logic belongs in ohara_lab, not in the notebook ({type(node).__name__})"
+
+
+def test_reproduce_passes_only_declared_parameters():
+    passed = {"data_dir", "out_dir", "cache_dir", "embedder"}
+    for job in full_jobs(list(DATASET_JOBS)):  # the paper's corpora too, though they are not on this machine
+        assert set(job.parameters) | passed <= _parameters(job.notebook), job.label
+
+
+def _execute(name: str, out_dir: Path, cache_dir: Path, **params) -> Path:
+    import papermill as pm
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    output = out_dir / f"{name}.ipynb"
+    pm.execute_notebook(str(NB_DIR / f"{name}.ipynb"), str(output), cwd=str(NB_DIR), progress_bar=False,
+                        parameters={"out_dir": str(out_dir), "cache_dir": str(cache_dir), **params})
+    return output
+
+
+def _fixture_params(name: str) -> dict:
+    params = {"dataset": str(FIXTURE), "limit": None, "distractors": None, "unanswerable": None, "embedder": "none"}
+    if "n_resamples" in _parameters(name):
+        params["n_resamples"] = 200
+    return params
+
+
+@pytest.fixture(scope="session")
+def atlas_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("nb-atlases")
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=() if n in DEFAULT_SUITE else pytest.mark.slow) for n in NOTEBOOKS])
+def test_notebook_runs_on_the_fixture(name, tmp_path, atlas_cache):
+    executed = _execute(name, tmp_path / name, atlas_cache, **_fixture_params(name))
+    for f in EXPECTED[name]:
+        assert (tmp_path / name / f).is_file(), f
+    book = json.loads(executed.read_text())
+    errors = [o for c in book["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors
+
+
+def test_reproduce_runs_the_notebooks_and_writes_the_json_contract(tmp_path, atlas_cache):
+    from ohara_lab.eval.reproduce import reproduce
+
+    params = {**_fixture_params("02_retrieval_matrix"), "configs": "bm25_only,full"}
+    runs = reproduce(out=tmp_path, quick=True, only="02", atlas_dir=atlas_cache, embedder="none",
+                     extra_parameters=params)
+    assert [(r.label, r.status) for r in runs] == [("02_retrieval_matrix/quick", "ok")], runs
+    out = tmp_path / "02_retrieval_matrix" / "quick"
+    assert (out / "02_retrieval_matrix.ipynb").is_file()
+    data = json.loads((out / "results.json").read_text())
+    assert set(data["configs"]) == {"full", "bm25_only"}
+    assert data["significance"]["bm25_only"]["mrr@10"]["p_value"] is not None
+
+
+def test_reproduce_reports_a_failing_notebook_and_goes_on(tmp_path, atlas_cache):
+    from ohara_lab.eval.reproduce import reproduce
+
+    runs = reproduce(out=tmp_path, quick=True, only="02", atlas_dir=atlas_cache,
+                     extra_parameters={"dataset": str(tmp_path / "no-such-dataset")})
+    assert runs[0].status == "failed" and "unknown dataset" in runs[0].error
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_runs_at_its_defaults(name, tmp_path, atlas_cache):
+    if not (SHARED / "musique").is_dir():
+        pytest.skip(f"real datasets not found at {SHARED}")
+    _execute(name, tmp_path, atlas_cache, data_dir=str(SHARED))
+    for f in EXPECTED[name]:
+        assert (tmp_path / f).is_file(), f
