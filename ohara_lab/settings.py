@@ -45,8 +45,6 @@ class Settings:
     embed_paragraphs: bool | None = _opt(None, "embed paragraphs at ingest (unset = when an embedder is installed)")
     embed_batch_size: int = _opt(32, "paragraphs per embedding batch")
     embedder: str = _opt("auto", "dense embedder: auto | minilm | wordllama | gemini | none")
-    contextual_prefix: bool = _opt(False, "prepend a document/section prefix to each paragraph (LLM)")
-    auto_entity_dedup: bool = _opt(False, "merge same-norm_key entities after every ingest")
     next_para: bool = _opt(True, "write NEXT_PARA edges between consecutive paragraphs")
     adjacent_to: bool = _opt(True, "write ADJACENT_TO edges around tables and figures")
 
@@ -113,8 +111,6 @@ class Settings:
     integrity_llm_verify: bool = _opt(False, "LLM-check multi-document Integrity claims")
     rerank: bool = _opt(False, "LLM-rerank the Principal tier")
     rerank_top_n: int = _opt(5, "Principal nodes sent to the reranker")
-    adamic_adar: bool = _opt(True, "use ADAMIC_ADAR edges in the Explorer when present")
-    community: bool = _opt(True, "use entity communities in the Explorer when present")
 
     # ------------------------------------------------------------------------
     @classmethod

@@ -41,8 +41,8 @@ FIXED_REFERENCE_DATE = "2025-01-01"
 BUILD_SETTINGS: tuple[str, ...] = (
     "ner", "sumo_tags_per_node", "similarity_threshold", "similar_to_evergreen_threshold",
     "max_chunk_chars", "min_chunk_chars", "virtual_page_size", "test_chunks_limit", "next_para",
-    "adjacent_to", "contextual_prefix", "embed_paragraphs", "embed_batch_size", "llm", "gemini_model",
-    "reference_date", "auto_entity_dedup",
+    "adjacent_to", "embed_paragraphs", "embed_batch_size", "llm", "gemini_model",
+    "reference_date",
 )
 # Code that shapes what ingest_text writes, for the `code` fingerprint: these packages minus
 # the ArangoDB backend, the ontology *builder* and query-only search code.

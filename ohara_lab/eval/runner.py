@@ -201,14 +201,7 @@ def cold_query_cache(built: BuiltAtlas) -> None:
     config after the first would be timed without embedding its query and latencies
     would depend on the order configs run in.
     """
-    engine = getattr(built.atlas, "engine", None)
-    clear = getattr(engine, "clear_query_cache", None)
-    if callable(clear):
-        clear()
-        return
-    cache = getattr(engine, "_query_vectors", None)  # until the engine offers a public way
-    if isinstance(cache, dict):
-        cache.clear()
+    built.atlas.engine.clear_query_cache()
 
 
 def _select(dataset: Dataset, query_ids: Iterable[str] | None) -> list[EvalQuery]:

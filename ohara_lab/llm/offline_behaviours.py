@@ -248,7 +248,15 @@ def enrich_cross_doc_edge(v: dict[str, Any]) -> dict[str, Any]:
     return {"verb": verb, "tags": tags[:4], "summary": _clip_words(summary, 60), "contradiction_note": None}
 
 
+def judge_answer(v: dict[str, Any]) -> dict[str, Any]:
+    """Normalised match (lower-case, [a-z0-9 ] only): equal, or one contains the other (gold > 3 chars, answer > 2)."""
+    norm = lambda t: " ".join(re.sub(r"[^a-z0-9 ]", " ", str(t or "").lower()).split())  # noqa: E731
+    a, g = norm(v.get("answer")), norm(v.get("gold"))
+    return {"correct": bool(a and g and (a == g or (len(g) > 3 and g in a) or (len(a) > 2 and a in g)))}
+
+
 BUILTIN: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "judge_answer": judge_answer,
     "self_rag_verify": self_rag_verify,
     "verify_integrity_claim": verify_integrity_claim,
     "reasoning_subquery": reasoning_subquery,

@@ -47,6 +47,10 @@ class Engine:
     def invalidate(self) -> None:
         """Forget per-atlas caches after a write."""
 
+    def clear_query_cache(self) -> None:
+        """Forget cached query vectors (benchmarks and evaluations time each config's own embedding)."""
+        self._query_vectors.clear()
+
     @property
     def ontology(self) -> Any:
         if self._ontology is None:

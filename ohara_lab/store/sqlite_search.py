@@ -62,7 +62,7 @@ class SqliteSearchMixin:
         if not tag_weights:
             return []
         values = ",".join("(?, ?)" for _ in tag_weights)
-        params: list[Any] = [x for kv in tag_weights.items() for x in kv]
+        params: list[Any] = [x for kv in sorted(tag_weights.items()) for x in kv]
         type_term = "0"
         if types:
             type_term = (f"{type_weight} * (SELECT COUNT(DISTINCT e.type) FROM node_entities e WHERE e.node_id = t.node_id"
@@ -70,7 +70,8 @@ class SqliteSearchMixin:
         sql = (f"WITH w(tag, weight) AS (VALUES {values}),"
                f" t AS (SELECT n.node_id, n.document_id, SUM(w.weight) AS s, group_concat(n.tag, '|') AS tags"
                f" FROM node_tags n JOIN w ON w.tag = n.tag WHERE n.node_id NOT LIKE 'sections/%' GROUP BY n.node_id)"
-               f" SELECT node_id, document_id, s / ? + {type_term} AS score, tags FROM t"
+               # rounded: float sums must not reorder ties between runs
+               f" SELECT node_id, document_id, ROUND(s / ? + {type_term}, 9) AS score, tags FROM t"
                f" ORDER BY score DESC, node_id LIMIT ?")
         rows = self._q(sql, [*params, norm, *types, limit])
         return [TagHit(r[0], r[1], float(r[2]), r[3].split("|")) for r in rows]
@@ -90,8 +91,8 @@ class SqliteSearchMixin:
         """norm_key -> entity slugs whose name or alias has that norm_key."""
         if not keys:
             return {}
-        rows = self._q(f"SELECT norm_key, slug FROM entity_names WHERE norm_key IN ({','.join('?' * len(keys))})",
-                       list(keys))
+        rows = self._q(f"SELECT norm_key, slug FROM entity_names WHERE norm_key IN ({','.join('?' * len(keys))})"
+                       " ORDER BY norm_key, slug", list(keys))
         out: dict[str, list[str]] = {}
         for k, slug in rows:
             out.setdefault(k, []).append(slug)

@@ -62,4 +62,6 @@ def load_dataset(name_or_path: str | Path, data_dir: str | Path | None = None, *
         return entry.loader(data_dir, **kw)
     if Path(key).is_dir():
         return load_generic(key, **kw)  # names the missing file if it is not a generic dataset
-    raise UsageError(f"unknown dataset {key!r}; expected one of:\n{describe()}")
+    known = "; ".join(f"{name} (needs {e.files})" for name, e in DATASETS.items())
+    raise UsageError(f"unknown dataset {key!r}; expected one of: {known}; or a directory with {CORPUS_FILE} +"
+                     f" {QUERIES_FILE}")

@@ -11,6 +11,7 @@ phase); requiring two seeds means no seed node is corroborated by its own tags.
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any
 
@@ -32,13 +33,14 @@ def expansion(exact: list[str], ontology: Any, depth: int) -> tuple[dict[str, fl
         for parent, d in ontology.ancestors(tag, depth).items():
             if parent not in exact and (ontology.depth(parent) or 0) >= MIN_ANCESTOR_DEPTH:
                 anc[parent] = max(anc.get(parent, 0.0), 1.0 / (d + 1))
-    mean = sum(anc.values()) / len(anc) if anc else 0.3
+    mean = math.fsum(anc.values()) / len(anc) if anc else 0.3  # exact sum: independent of dict order
     return anc, mean
 
 
 def exact_tags(state: QueryState) -> list[str]:
-    seed_counts = Counter(t for row in state.seeds for t in set(row.get("sumo_tags") or []))
-    shared = [t for t, n in seed_counts.most_common() if n >= 2][:SEED_TAGS]
+    seed_counts = Counter(t for row in state.seeds for t in sorted(set(row.get("sumo_tags") or [])))
+    ranked = sorted(seed_counts.items(), key=lambda kv: (-kv[1], kv[0]))  # ties by name: hash-seed independent
+    shared = [t for t, n in ranked if n >= 2][:SEED_TAGS]
     return list(dict.fromkeys(state.query.sumo_hints + shared))
 
 
