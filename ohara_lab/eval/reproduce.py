@@ -6,18 +6,21 @@ tables and figures into `<out>/<notebook>/<dataset>/` (`<dataset>-quick/` with
 jobs use the whole corpus and every query; quick jobs use the notebook's own small
 defaults. A failing notebook is reported and the next one still runs.
 
-Kernels run with `PYTHONHASHSEED=0` (unless the caller set one): some retrieval phases
-currently iterate over sets of strings, so their tie order, and a few rankings, change
-with Python's per-process hash seed. Pinning it makes two reproductions bit-identical.
+A full run also draws the space-time map (`07_space_time_map`, no paper table): the
+shipped samples, no embedder (`--embedder` does not apply), about 15 s. Its PNGs and layout go to `map/` next to
+`<out>` (eval/results -> eval/map), its executed notebook to `<out>/07_space_time_map/samples/`
+without widget state (the 3D widget's state is over a megabyte and useless offline).
+
+Two reproductions give the same numbers: retrieval breaks every tie by name and the
+temporal prior's "today" is pinned, so nothing depends on the process or its hash seed
+(tests/test_determinism.py).
 """
 from __future__ import annotations
 
-import os
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 from ..errors import UsageError
 from .paths import REPO_ROOT, default_data_dir
@@ -72,6 +75,10 @@ def full_jobs(datasets: Sequence[str] = DEFAULT_DATASETS) -> tuple[Job, ...]:
 
 
 FULL_JOBS: tuple[Job, ...] = full_jobs()
+# The space-time map is dataset-independent: one job per full run, kept out of NOTEBOOKS (whose
+# notebooks take dataset/data_dir/seed and run once per corpus).
+MAP_NOTEBOOK = "07_space_time_map"
+MAP_JOB = Job(MAP_NOTEBOOK, "samples", {"corpus": "samples", "embedder": "none"})
 # Quick runs: each notebook once at its defaults (small MuSiQue / QASPER-leval, wordllama).
 QUICK_JOBS: tuple[Job, ...] = tuple(Job(nb, "quick") for nb in NOTEBOOKS)
 
@@ -90,14 +97,20 @@ def select_jobs(jobs: Sequence[Job], only: str | Sequence[str] | None) -> list[J
     if not only:
         return list(jobs)
     wanted = [w.strip() for w in (only.split(",") if isinstance(only, str) else only) if w.strip()]
-    unknown = [w for w in wanted if not any(nb.startswith(w) for nb in NOTEBOOKS)]
+    known = (*NOTEBOOKS, MAP_NOTEBOOK)
+    unknown = [w for w in wanted if not any(nb.startswith(w) for nb in known)]
     if unknown:
-        raise UsageError(f"unknown notebook(s) {', '.join(unknown)}; choose from: {', '.join(NOTEBOOKS)}")
+        raise UsageError(f"unknown notebook(s) {', '.join(unknown)}; choose from: {', '.join(known)}")
     return [j for j in jobs if any(j.notebook.startswith(w) for w in wanted)]
 
 
 def job_output_dir(out: Path, job: Job, quick: bool) -> Path:
     return out / job.notebook / (job.dataset if not quick else "quick")
+
+
+def map_output_dir(out: Path) -> Path:
+    """Where the space-time map's PNGs and layout go: `map/` beside the results root."""
+    return out.parent / "map"
 
 
 def reproduce(
@@ -117,7 +130,8 @@ def reproduce(
     """Execute the notebooks with papermill; returns one `NotebookRun` per job, in order.
 
     `datasets` picks the full-run corpora (musique, qasper-leval, multihop-rag, qasper); `quick`
-    ignores it and runs each notebook once at its own small defaults.
+    ignores it and runs each notebook once at its own small defaults. A full run ends with the
+    space-time map (`MAP_JOB`), unless `only` leaves it out.
     """
     try:
         import papermill as pm  # noqa: PLC0415 - the lab extra
@@ -130,26 +144,10 @@ def reproduce(
     out = Path(out).resolve()
     data = str(Path(data_dir).resolve()) if data_dir else str(default_data_dir())
     runs: list[NotebookRun] = []
-    with _pinned_hash_seed():
-        for job in select_jobs(QUICK_JOBS if quick else full_jobs(datasets), only):
-            runs.append(_run_job(pm, src, job, out, quick, data, atlas_dir, embedder, kernel, extra_parameters,
-                                 on_start))
+    jobs = select_jobs(QUICK_JOBS if quick else (*full_jobs(datasets), MAP_JOB), only)
+    for job in jobs:
+        runs.append(_run_job(pm, src, job, out, quick, data, atlas_dir, embedder, kernel, extra_parameters, on_start))
     return runs
-
-
-HASH_SEED = "0"
-
-
-@contextmanager
-def _pinned_hash_seed() -> Iterator[None]:
-    """Kernels started inside inherit PYTHONHASHSEED=0 unless one is set already."""
-    before = os.environ.get("PYTHONHASHSEED")
-    os.environ["PYTHONHASHSEED"] = before if before is not None else HASH_SEED
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["PYTHONHASHSEED"]
 
 
 def _run_job(pm: Any, src: Path, job: Job, out: Path, quick: bool, data: str, atlas_dir: str | Path | None,
@@ -157,18 +155,23 @@ def _run_job(pm: Any, src: Path, job: Job, out: Path, quick: bool, data: str, at
              on_start: Callable[[Job], None] | None) -> NotebookRun:
     target = job_output_dir(out, job, quick)
     target.mkdir(parents=True, exist_ok=True)
-    params = {**job.parameters, "data_dir": data, "out_dir": str(target), **(extra_parameters or {})}
-    if atlas_dir:
-        params["cache_dir"] = str(Path(atlas_dir).resolve())
-    if embedder:
-        params["embedder"] = embedder
+    engine: dict[str, Any] = {}
+    if job.notebook == MAP_NOTEBOOK:  # its own parameters only (its atlas lives in the default cache)
+        params = {**job.parameters, "out_dir": str(map_output_dir(out))}
+        engine["store_widget_state"] = False
+    else:
+        params = {**job.parameters, "data_dir": data, "out_dir": str(target), **(extra_parameters or {})}
+        if atlas_dir:
+            params["cache_dir"] = str(Path(atlas_dir).resolve())
+        if embedder:
+            params["embedder"] = embedder
     if on_start:
         on_start(job)
     output = target / f"{job.notebook}.ipynb"
     t0 = time.perf_counter()
     try:
         pm.execute_notebook(str(src / f"{job.notebook}.ipynb"), str(output), parameters=params, cwd=str(src),
-                            kernel_name=kernel, progress_bar=False, log_output=False)
+                            kernel_name=kernel, progress_bar=False, log_output=False, **engine)
     except Exception as e:  # noqa: BLE001 - papermill raises several types; report and go on
         return NotebookRun(job.label, "failed", time.perf_counter() - t0, output, _first_line(e))
     return NotebookRun(job.label, "ok", time.perf_counter() - t0, output)

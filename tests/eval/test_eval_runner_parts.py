@@ -154,18 +154,3 @@ def test_reproduce_jobs_cover_every_notebook_and_select_by_prefix():
     assert all(j.parameters["dataset"] == j.dataset for j in paper)
     with pytest.raises(UsageError, match="unknown dataset"):
         full_jobs(["hotpotqa"])
-
-
-def test_reproduce_pins_the_hash_seed_of_its_kernels(monkeypatch):
-    import os
-
-    from ohara_lab.eval.reproduce import HASH_SEED, _pinned_hash_seed
-
-    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
-    with _pinned_hash_seed():
-        assert os.environ["PYTHONHASHSEED"] == HASH_SEED
-    assert "PYTHONHASHSEED" not in os.environ
-    monkeypatch.setenv("PYTHONHASHSEED", "7")
-    with _pinned_hash_seed():
-        assert os.environ["PYTHONHASHSEED"] == "7"  # the caller's choice wins
-    assert os.environ["PYTHONHASHSEED"] == "7"
