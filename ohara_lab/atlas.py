@@ -113,6 +113,7 @@ class Atlas:
     def stats(self) -> dict[str, Any]:
         """Counts of nodes and edges by relation, partial and needs-review documents."""
         out = self.store.stats()
+        out["built_with"] = self.store.get_meta("built_with", {})
         usage = self.store.get_meta("llm_usage")
         if usage:
             out["llm_usage"] = usage

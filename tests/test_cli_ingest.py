@@ -201,3 +201,8 @@ def test_two_processes_ingesting_at_once_both_finish(tmp_path, samples_atlas_dir
     assert stats(atlas) == stats(samples_atlas_dir)
     assert edge_set(atlas) == edge_set(samples_atlas_dir)
     assert ohara("check", "--atlas", str(atlas)).returncode == 0
+
+
+def test_the_atlas_records_what_built_it(samples_atlas_dir):
+    built = stats(samples_atlas_dir)["built_with"]
+    assert built["structurer"] == ["offline"] and built["extractor"] and built["ontology_version"]

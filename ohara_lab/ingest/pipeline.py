@@ -290,6 +290,20 @@ class Ingestor:
             total_chunks=len(structured), completed_chunks=len(structured) - len(pending),
             structure_needs_review=structure.needs_review, meta=meta)
 
+    def _record_builders(self, graph: DocumentGraph) -> None:
+        """The atlas says which extractor, structurer, ontology and embedder built it (mixed builds listed)."""
+        built = self.store.get_meta("built_with", {}) or {}
+        changed = False
+        for key, value in _builders(graph).items():
+            if value is None:
+                continue
+            seen = built.setdefault(key, [])
+            if value not in seen:
+                seen.append(value)
+                changed = True
+        if changed:
+            self.store.set_meta("built_with", built)
+
     def _embed(self, graph: DocumentGraph, embedder: Any) -> None:
         if self.settings.embed_paragraphs is False or embedder is None:
             return
@@ -309,11 +323,18 @@ class Ingestor:
 
         with timer.stage("persist"):
             self.store.write_document(graph, replaces=replaces, linker=timed_linker)
+            self._record_builders(graph)
         if "similarity" in timer.seconds:
             timer.seconds["persist"] -= timer.seconds["similarity"]
         if self.on_document is not None:
             with timer.stage("enrich"):
                 self.on_document(graph)
+
+
+def _builders(graph: DocumentGraph) -> dict[str, Any]:
+    meta = graph.document.meta
+    return {"extractor": meta.get("extractor"), "structurer": meta.get("structurer"),
+            "ontology_version": meta.get("ontology_version"), "vector_model": graph.vector_model}
 
 
 @dataclass
