@@ -58,6 +58,17 @@ def test_notebook_source_is_clean(name):
                 f"{name}: logic belongs in ohara_lab, not in the notebook ({type(node).__name__})"
 
 
+@pytest.mark.parametrize("path", sorted(NB_DIR.glob("*.ipynb")), ids=lambda p: p.stem)
+def test_papermill_sees_every_parameter(path):
+    """`papermill --help-notebook` lists each parameter with its help (an `=` in a comment hides it)."""
+    from papermill.translators import PythonTranslator
+
+    book = nbformat.read(path, as_version=4)
+    cell = next(c for c in book.cells if "parameters" in c.metadata.get("tags", []))
+    seen = {p.name for p in PythonTranslator.inspect(cell)}
+    assert seen == _parameters(path.stem)
+
+
 def test_reproduce_passes_only_declared_parameters():
     passed = {"data_dir", "out_dir", "cache_dir", "embedder"}
     for job in full_jobs(list(DATASET_JOBS)):  # the paper's corpora too, though they are not on this machine
