@@ -52,8 +52,8 @@ def pixel_size(size: float, point_scale: float) -> float:
 def points(positions: np.ndarray, colors: np.ndarray, size_px: float, texture: p3.DataTexture | None,
            visible: bool = True, on_top: bool = False) -> p3.Points:
     """A batch of same-size dots with per-vertex colours (constant screen size)."""
-    if len(positions) == 0:  # an empty buffer upsets three r97; draw one hidden dummy instead
-        positions, colors, visible = np.zeros((1, 3), np.float32), np.zeros((1, 3), np.float32), False
+    positions, colors, filled = _or_dummy(positions, colors, 1)
+    visible = visible and filled
     geometry = p3.BufferGeometry(attributes={"position": _attribute(positions), "color": _attribute(colors)})
     material = p3.PointsMaterial(vertexColors="VertexColors", size=size_px, sizeAttenuation=False,
                                  map=texture, alphaTest=0.5 if texture is not None else 0.0,
@@ -63,12 +63,7 @@ def points(positions: np.ndarray, colors: np.ndarray, size_px: float, texture: p
 
 def set_points(obj: p3.Points, positions: np.ndarray, colors: np.ndarray) -> None:
     """Replace a batch's arrays in place (the browser updates without a new object)."""
-    visible = len(positions) > 0
-    if not visible:
-        positions, colors = np.zeros((1, 3), np.float32), np.zeros((1, 3), np.float32)
-    obj.geometry.attributes["position"].array = np.ascontiguousarray(positions, dtype=np.float32)
-    obj.geometry.attributes["color"].array = np.ascontiguousarray(colors, dtype=np.float32)
-    obj.visible = visible
+    _set_arrays(obj, *_or_dummy(positions, colors, 1))
 
 
 def node_points(layout: MapLayout, buckets: Sequence[NodeBucket], point_scale: float,
@@ -79,8 +74,8 @@ def node_points(layout: MapLayout, buckets: Sequence[NodeBucket], point_scale: f
 
 def line_segments(vertices: np.ndarray, colors: np.ndarray, opacity: float = 0.35,
                   visible: bool = True) -> p3.LineSegments:
-    if len(vertices) == 0:
-        vertices, colors, visible = np.zeros((2, 3), np.float32), np.zeros((2, 3), np.float32), False
+    vertices, colors, filled = _or_dummy(vertices, colors, 2)
+    visible = visible and filled
     geometry = p3.BufferGeometry(attributes={"position": _attribute(vertices), "color": _attribute(colors)})
     material = p3.LineBasicMaterial(vertexColors="VertexColors", transparent=opacity < 1.0, opacity=opacity,
                                     depthWrite=opacity >= 1.0)
@@ -88,10 +83,19 @@ def line_segments(vertices: np.ndarray, colors: np.ndarray, opacity: float = 0.3
 
 
 def set_lines(obj: p3.LineSegments, vertices: np.ndarray, colors: np.ndarray) -> None:
-    visible = len(vertices) > 0
-    if not visible:
-        vertices, colors = np.zeros((2, 3), np.float32), np.zeros((2, 3), np.float32)
-    obj.geometry.attributes["position"].array = np.ascontiguousarray(vertices, dtype=np.float32)
+    _set_arrays(obj, *_or_dummy(vertices, colors, 2))
+
+
+def _or_dummy(positions: np.ndarray, colors: np.ndarray, rows: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The arrays, or `rows` zero vertices when empty (an empty buffer upsets three r97); False if a dummy."""
+    if len(positions):
+        return positions, colors, True
+    return np.zeros((rows, 3), np.float32), np.zeros((rows, 3), np.float32), False
+
+
+def _set_arrays(obj: p3.Points | p3.LineSegments, positions: np.ndarray, colors: np.ndarray,
+                visible: bool) -> None:
+    obj.geometry.attributes["position"].array = np.ascontiguousarray(positions, dtype=np.float32)
     obj.geometry.attributes["color"].array = np.ascontiguousarray(colors, dtype=np.float32)
     obj.visible = visible
 
