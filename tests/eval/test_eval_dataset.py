@@ -1,6 +1,8 @@
 """The common `Dataset` shape: validation, summary, Markdown corpus output."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ohara_lab.eval.dataset import Dataset, DatasetError, EvalDocument, EvalQuery
@@ -54,3 +56,17 @@ def test_file_names_that_collide_case_insensitively_are_refused():
     ds = Dataset("x", [_doc("Doc"), _doc("doc")], [])
     with pytest.raises(DatasetError, match="collide"):
         ds.file_names()
+
+
+def test_read_records_names_the_file_and_the_bad_item(tmp_path):
+    from ohara_lab.eval.datasets._io import read_records
+
+    path = tmp_path / "questions.json"
+    path.write_text(json.dumps([{"id": "q1", "question": "x", "paragraphs": []}, {"id": "q2", "question": "y"}]))
+    with pytest.raises(DatasetError, match=r"questions\.json.*question 1 lacks one of id, question, paragraphs"):
+        read_records(path, ("id", "question", "paragraphs"), "question")
+    path.write_text(json.dumps({"id": "q1"}))
+    with pytest.raises(DatasetError, match="expected a JSON list of questions"):
+        read_records(path, ("id",), "question")
+    path.write_text(json.dumps([{"id": "q1", "question": "x", "paragraphs": []}]))
+    assert read_records(path, ("id", "question", "paragraphs"), "question")[0]["id"] == "q1"

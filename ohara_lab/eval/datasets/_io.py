@@ -33,6 +33,16 @@ def read_json(path: Path) -> Any:
         raise DatasetError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
 
 
+def read_records(path: Path, keys: tuple[str, ...], noun: str) -> list[dict[str, Any]]:
+    """A JSON list of objects that each hold every one of `keys`; errors name the file and the item."""
+    raw = read_json(path)
+    expect(isinstance(raw, list), path, f"expected a JSON list of {noun}s")
+    for i, item in enumerate(raw):
+        expect(isinstance(item, dict) and all(k in item for k in keys), path,
+               f"{noun} {i} lacks one of {', '.join(keys)}")
+    return raw
+
+
 def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
     """(1-based line number, parsed object) for every non-blank line."""
     try:

@@ -22,7 +22,7 @@ from ..dataset import Dataset, DatasetError, EvalDocument, EvalQuery
 from ..matchers import normalize_text
 from ..render import multihop_doc_id, multihop_markdown
 from ..sampling import js_shuffled, mulberry32
-from ._io import expect, read_json, resolve_dir
+from ._io import expect, read_json, read_records, resolve_dir
 
 CORPUS_FILE = "corpus.json"
 OFFICIAL_QUERIES_FILE = "MultiHopRAG.json"
@@ -92,21 +92,11 @@ def _from_official(q: Mapping[str, Any], i: int) -> dict[str, Any]:
 
 
 def read_official_queries(path: Path) -> list[dict[str, Any]]:
-    raw = read_json(path)
-    expect(isinstance(raw, list), path, "expected a JSON list of queries")
-    for i, q in enumerate(raw):
-        expect(isinstance(q, dict) and "query" in q and "question_type" in q, path,
-               f"query {i} lacks 'query' or 'question_type'")
-    return raw
+    return read_records(path, ("query", "question_type"), "query")
 
 
 def read_shipped_queries(path: Path) -> list[dict[str, Any]]:
-    raw = read_json(path)
-    expect(isinstance(raw, list), path, "expected a JSON list of queries")
-    for i, q in enumerate(raw):
-        expect(isinstance(q, dict) and all(k in q for k in ("id", "question", "question_type", "gold_doc_titles")),
-               path, f"query {i} lacks one of id, question, question_type, gold_doc_titles")
-    return raw
+    return read_records(path, ("id", "question", "question_type", "gold_doc_titles"), "query")
 
 
 def to_eval_queries(raw: Sequence[Mapping[str, Any]], title_to_id: Mapping[str, str], origin: Path) -> list[EvalQuery]:

@@ -23,7 +23,7 @@ from typing import Any, Mapping, Sequence
 from ...ids import slugify
 from ..dataset import Dataset, DatasetError, EvalDocument, EvalQuery, MatcherKind
 from ..render import titled_paragraphs_markdown
-from ._io import expect, read_json, resolve_dir
+from ._io import expect, read_json, read_records, resolve_dir
 
 QUESTIONS_FILE = "musique_train_100.json"
 CORPUS_SUFFIX = "_corpus.json"
@@ -101,12 +101,9 @@ def load_musique(
     expect(isinstance(corpus, list), cfile, "expected a JSON list of {title, text}")
     docs, ids = corpus_documents(corpus, cfile)
 
-    raw = read_json(qfile)
-    expect(isinstance(raw, list), qfile, "expected a JSON list of questions")
+    raw = read_records(qfile, ("id", "question", "paragraphs"), "question")
     queries: list[EvalQuery] = []
-    for i, q in enumerate(raw):
-        expect(isinstance(q, dict) and all(k in q for k in ("id", "question", "paragraphs")), qfile,
-               f"question {i} lacks one of id, question, paragraphs")
+    for q in raw:
         qid = str(q["id"])
         fields = {name: literal(q.get(name), qfile, qid, name) for name in _LITERAL_FIELDS}
         supporting = [p for p in fields["paragraphs"] or [] if p.get("is_supporting")]

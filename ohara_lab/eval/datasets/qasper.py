@@ -25,7 +25,7 @@ from ..dataset import Dataset, DatasetError, EvalDocument, EvalQuery
 from ..matchers import MIN_EVIDENCE_CHARS, MATCH_PREFIX_CHARS, normalize_text
 from ..render import flat_paper_markdown, qasper_doc_id, qasper_markdown
 from ..sampling import js_shuffled, mulberry32
-from ._io import expect, iter_jsonl, read_json, resolve_dir
+from ._io import expect, iter_jsonl, read_json, read_records, resolve_dir
 
 MANIFEST_FILE = "doc_manifest.json"
 QUERIES_FILE = "qasper_queries.json"
@@ -114,12 +114,7 @@ def build_query_records(
 
 
 def read_shipped_queries(path: Path) -> list[dict[str, Any]]:
-    raw = read_json(path)
-    expect(isinstance(raw, list), path, "expected a JSON list of questions")
-    for i, q in enumerate(raw):
-        expect(isinstance(q, dict) and all(k in q for k in ("id", "question", "paper_id", "gold_evidence_text")),
-               path, f"question {i} lacks one of id, question, paper_id, gold_evidence_text")
-    return raw
+    return read_records(path, ("id", "question", "paper_id", "gold_evidence_text"), "question")
 
 
 def to_eval_query(q: Mapping[str, Any], answer: str | None = None, extra: Mapping[str, Any] | None = None) -> EvalQuery:
