@@ -37,9 +37,16 @@ def _load(name: str):
     return nbformat.read(NB_DIR / f"{name}.ipynb", as_version=4)
 
 
-def _parameters(name: str) -> set[str]:
-    cell = next(c for c in _load(name).cells if "parameters" in c.metadata.get("tags", []))
+def _parameters_cell(name: str):
+    return next(c for c in _load(name).cells if "parameters" in c.metadata.get("tags", []))
+
+
+def _declared(cell) -> set[str]:
     return {t.target.id for t in ast.parse(cell.source).body if isinstance(t, ast.AnnAssign)}
+
+
+def _parameters(name: str) -> set[str]:
+    return _declared(_parameters_cell(name))
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -63,10 +70,8 @@ def test_papermill_sees_every_parameter(path):
     """`papermill --help-notebook` lists each parameter with its help (an `=` in a comment hides it)."""
     from papermill.translators import PythonTranslator
 
-    book = nbformat.read(path, as_version=4)
-    cell = next(c for c in book.cells if "parameters" in c.metadata.get("tags", []))
-    seen = {p.name for p in PythonTranslator.inspect(cell)}
-    assert seen == _parameters(path.stem)
+    cell = _parameters_cell(path.stem)
+    assert {p.name for p in PythonTranslator.inspect(cell)} == _declared(cell)
 
 
 def test_reproduce_passes_only_declared_parameters():
