@@ -35,7 +35,11 @@ def read_json(path: Path) -> Any:
 
 def read_records(path: Path, keys: tuple[str, ...], noun: str) -> list[dict[str, Any]]:
     """A JSON list of objects that each hold every one of `keys`; errors name the file and the item."""
-    raw = read_json(path)
+    return check_records(read_json(path), path, keys, noun)
+
+
+def check_records(raw: Any, path: Path, keys: tuple[str, ...], noun: str) -> list[dict[str, Any]]:
+    """`raw` (parsed from `path`) if it is a list of objects holding every one of `keys`."""
     expect(isinstance(raw, list), path, f"expected a JSON list of {noun}s")
     for i, item in enumerate(raw):
         expect(isinstance(item, dict) and all(k in item for k in keys), path,

@@ -22,7 +22,7 @@ from ..dataset import Dataset, DatasetError, EvalDocument, EvalQuery
 from ..matchers import normalize_text
 from ..render import multihop_doc_id, multihop_markdown
 from ..sampling import js_shuffled, mulberry32
-from ._io import expect, read_json, read_records, resolve_dir
+from ._io import check_records, expect, read_json, read_records, resolve_dir
 
 CORPUS_FILE = "corpus.json"
 OFFICIAL_QUERIES_FILE = "MultiHopRAG.json"
@@ -91,12 +91,16 @@ def _from_official(q: Mapping[str, Any], i: int) -> dict[str, Any]:
     }
 
 
+OFFICIAL_QUERY_KEYS = ("query", "question_type")
+SHIPPED_QUERY_KEYS = ("id", "question", "question_type", "gold_doc_titles")
+
+
 def read_official_queries(path: Path) -> list[dict[str, Any]]:
-    return read_records(path, ("query", "question_type"), "query")
+    return read_records(path, OFFICIAL_QUERY_KEYS, "query")
 
 
 def read_shipped_queries(path: Path) -> list[dict[str, Any]]:
-    return read_records(path, ("id", "question", "question_type", "gold_doc_titles"), "query")
+    return read_records(path, SHIPPED_QUERY_KEYS, "query")
 
 
 def to_eval_queries(raw: Sequence[Mapping[str, Any]], title_to_id: Mapping[str, str], origin: Path) -> list[EvalQuery]:
@@ -134,8 +138,8 @@ def _read_either_format(path: Path) -> list[dict[str, Any]]:
     """Official (`query`, `evidence_list`) or doc_ohara-shaped queries, told apart by their keys."""
     raw = read_json(path)
     if isinstance(raw, list) and raw and isinstance(raw[0], dict) and "query" in raw[0]:
-        return [_from_official(q, i) for i, q in enumerate(read_official_queries(path))]
-    return read_shipped_queries(path)
+        return [_from_official(q, i) for i, q in enumerate(check_records(raw, path, OFFICIAL_QUERY_KEYS, "query"))]
+    return check_records(raw, path, SHIPPED_QUERY_KEYS, "query")
 
 
 def title_index(docs: Sequence[EvalDocument]) -> tuple[dict[str, str], list[str]]:
