@@ -57,6 +57,7 @@ class ArangoStore(ArangoSearchMixin):
         self.evergreen_threshold = evergreen_threshold
         self.wait_for_search_sync = wait_for_search_sync
         self._vec_cache: dict[str, tuple[Any, list[str], np.ndarray]] = {}
+        self._models_cache: tuple[Any, dict[str, int]] | None = None
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -194,7 +195,12 @@ class ArangoStore(ArangoSearchMixin):
         return ids, matrix
 
     def vector_models(self) -> dict[str, int]:
-        return dict(rows(self.db, "FOR v IN vectors COLLECT m = v.model WITH COUNT INTO n RETURN [m, n]"))
+        # Asked on every query: count once per vectors_version, as `vector_matrix` loads once per version.
+        version = self.get_meta("vectors_version", 0)
+        if self._models_cache is None or self._models_cache[0] != version:
+            counts = dict(rows(self.db, "FOR v IN vectors COLLECT m = v.model WITH COUNT INTO n RETURN [m, n]"))
+            self._models_cache = (version, counts)
+        return dict(self._models_cache[1])
 
     def texts_without_vectors(self, model: str) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []

@@ -52,6 +52,7 @@ class SqliteStore(SqliteSearchMixin):
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self._vec_cache: dict[str, tuple[int, list[str], np.ndarray]] = {}
+        self._models_cache: tuple[int, dict[str, int]] | None = None
         if not readonly:
             self._init_schema()
 
@@ -375,7 +376,12 @@ class SqliteStore(SqliteSearchMixin):
         return ids, matrix
 
     def vector_models(self) -> dict[str, int]:
-        return {r[0]: r[1] for r in self._q("SELECT model, COUNT(*) FROM vectors GROUP BY model")}
+        # Every query asks; counting the table is ~40 ms at 100k vectors, so count once per vectors_version.
+        version = self.get_meta("vectors_version", 0)
+        if self._models_cache is None or self._models_cache[0] != version:
+            counts = {r[0]: r[1] for r in self._q("SELECT model, COUNT(*) FROM vectors GROUP BY model")}
+            self._models_cache = (version, counts)
+        return dict(self._models_cache[1])
 
     def texts_without_vectors(self, model: str) -> list[tuple[str, str]]:
         sql = ("SELECT {id}, {text} FROM {t} WHERE {id} NOT IN (SELECT node_id FROM vectors WHERE model=?)"
