@@ -8,7 +8,7 @@ repeated tool, a failed call, or ``agent_max_iter`` steps. ``web_search`` is nev
 available here; choosing it is recorded in the trace and the loop goes on.
 
 Every tool's rows are `Hit`s of a retrieval phase (`tools`), so the merged rows
-carry contributions and go through the engine's fusion and tiers (`finish`): the
+carry contributions and go through the engine's fusion and tiers (`Engine.finish`): the
 original built rows without contributions and crashed in tiering as soon as the
 agent found anything. ``agent_trace`` records per step the tool, the reason, the
 hint and the ids it added; ``agent_tool_history`` the tools in order.
@@ -16,17 +16,14 @@ hint and the ids it added; ``agent_tool_history`` the tools in order.
 from __future__ import annotations
 
 import logging
-import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import LLMError
 from ..llm.shared import provider_for
-from ..retrieval.fingerprint import offline_fingerprint
 from ..retrieval.fusion import fuse, phase_weights
 from ..retrieval.hits import Hit
-from ..retrieval.query import parse_query
 from ..retrieval.state import QueryState
-from .finish import finish
 from .result import ModeResult
 from .tools import TOOLS, ToolContext
 
@@ -35,31 +32,39 @@ log = logging.getLogger(__name__)
 SUMMARY_ITEMS, SUMMARY_CHARS = 5, 120
 
 
-def start_state(engine: Any, text: str, settings: Any, history: list[dict[str, str]] | None) -> QueryState:
-    """Phase 0 as the engine runs it: parse, offline fingerprint, then the installed (LLM) fingerprint."""
-    state = QueryState(parse_query(text), settings)
-    state.history = list(history or [])[-settings.session_history_limit:] if settings.session_history_limit > 0 else []
-    offline_fingerprint(state.query, engine.store, engine.ontology)
-    if engine.fingerprint is not None:
-        engine.fingerprint(state)
-    return state
+@dataclass
+class _ToolRun:
+    found: dict[str, list[Hit]] = field(default_factory=dict)  # phase -> hits
+    first_tool: dict[str, list[str]] = field(default_factory=dict)  # node id -> tools that found it, in order
+    used: list[str] = field(default_factory=list)
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    stopped: str = "max_iterations"
 
 
 def run_agent(atlas: Any, text: str, session_history: list[dict[str, str]] | None = None,
               **overrides: Any) -> ModeResult:
     settings = atlas.settings.override(**overrides)
     engine = atlas.engine
-    t0 = time.perf_counter()
-    state = start_state(engine, text, settings, session_history)
+    state = engine.start(text, session_history, settings)
+    with state.clock("agent"):
+        run = _run_tools(engine, state, text)
+    state.hits = run.found
+    result = engine.finish(state)
+    tags = {nid: {"agent_tool": tools[0], "agent_tools": tools} for nid, tools in run.first_tool.items()}
+    extra = {"agent_tool_history": run.used, "agent_trace": run.trace, "agent_stopped_reason": run.stopped}
+    return ModeResult(**{f: getattr(result, f) for f in result.__dataclass_fields__}, mode="agent", row_tags=tags,
+                      extra=extra)
+
+
+def _run_tools(engine: Any, state: QueryState, text: str) -> _ToolRun:
+    """Ask for one tool at a time and run it, until the strategy says done or a stop rule fires."""
+    settings = state.settings
     provider = provider_for(settings)
     weights = phase_weights(settings, state.query.mode)
-    found: dict[str, list[Hit]] = {}
-    first_tool: dict[str, list[str]] = {}
-    used: list[str] = []
-    trace: list[dict[str, Any]] = []
-    stopped = "max_iterations"
+    run = _ToolRun()
+    found, first_tool, used, trace = run.found, run.first_tool, run.used, run.trace
     for step in range(1, settings.agent_max_iter + 1):
-        ranked = fuse(found, weights, settings.normalize_scores)
+        ranked = fuse(found, weights, settings.normalize_scores, settings.fusion, settings.rrf_k)
         variables = {"query": text, "found_count": len(ranked),
                      "corroborated_count": sum(1 for f in ranked if len(f.families) >= 2),
                      "found_summary": _summary(engine.store, ranked), "tools_used": used,
@@ -67,17 +72,17 @@ def run_agent(atlas: Any, text: str, session_history: list[dict[str, str]] | Non
         try:
             choice = provider.generate("agent_strategy", variables).data
         except LLMError as exc:
-            stopped = "strategy_error"
+            run.stopped = "strategy_error"
             trace.append({"step": step, "tool": None, "error": exc.reason})
             break
         tool, hint = choice["tool"], choice.get("hint") or None
         entry: dict[str, Any] = {"step": step, "tool": tool, "reason": choice.get("reason", ""), "hint": hint}
         if tool == "done":
-            stopped = "done"
+            run.stopped = "done"
             trace.append(entry)
             break
         if tool in used:
-            stopped = "repeated_tool"
+            run.stopped = "repeated_tool"
             trace.append({**entry, "error": "tool already used"})
             break
         used.append(tool)
@@ -93,12 +98,7 @@ def run_agent(atlas: Any, text: str, session_history: list[dict[str, str]] | Non
             if tool not in first_tool[h.id]:
                 first_tool[h.id].append(tool)
         trace.append({**entry, "hits": len(hits), "added": added, "found": len(known) + len(added)})
-    state.hits = found
-    result = finish(engine, state, {"agent": (time.perf_counter() - t0) * 1000})
-    tags = {nid: {"agent_tool": tools[0], "agent_tools": tools} for nid, tools in first_tool.items()}
-    extra = {"agent_tool_history": used, "agent_trace": trace, "agent_stopped_reason": stopped}
-    return ModeResult(**{f: getattr(result, f) for f in result.__dataclass_fields__}, mode="agent", row_tags=tags,
-                      extra=extra)
+    return run
 
 
 def _summary(store: Any, ranked: list[Any]) -> str:

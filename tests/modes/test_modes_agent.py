@@ -33,6 +33,16 @@ def test_offline_agent_finds_corroborated_evidence_and_explains_it(atlas):
     assert "entity_pivot" in result.explain(result.tiers.principal[0].id)
 
 
+def test_agent_fuses_and_times_like_the_engine(atlas):
+    """The agent's hits go through `Engine.finish`: its fusion setting applies and each step is timed."""
+    weighted = atlas.query(QUESTION, mode="agent")
+    rrf = atlas.query(QUESTION, mode="agent", fusion="rrf", rrf_k=60)
+    assert {"phase0", "agent", "fusion", "tiers", "views", "total"} <= set(rrf.timings_ms)
+    # rrf normalises a phase's hit to 1 / (k + rank) <= 1/61; weighted gives each phase's best hit 1.0
+    assert all(c.normalised <= 1 / 61 for f in rrf.results for c in f.contributions)
+    assert any(c.normalised == 1.0 for f in weighted.results for c in f.contributions)
+
+
 def test_offline_agent_walks_every_tool_when_nothing_corroborates(atlas):
     result = atlas.query("zxqv blorft", mode="agent")  # agent_max_iter = 4
     assert result.extra["agent_tool_history"] == ["bm25", "entity_pivot", "cross_doc", "structural"]
