@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
+from collections.abc import Collection
 from typing import Any, Callable, Iterator
 
 from ..errors import EmbeddingError
@@ -98,7 +99,7 @@ class Engine:
                 hook(result, state)
         if self.after_tiers:
             with clock("views"):
-                result.views.update(self._views(result.results, result.tiers))
+                result.views.update(self._views(result.results, result.tiers, known=result.views.keys()))
         timings["total"] = sum(v for k, v in timings.items() if k != "total")
         return result
 
@@ -199,9 +200,11 @@ class Engine:
         return Tiers(chosen, items, frontier, reason, knowledge_gaps(chosen, self.store), floor)
 
     # ------------------------------------------------------------------ views
-    def _views(self, results: list[Fused], tiers: Tiers) -> dict[str, NodeView]:
+    def _views(self, results: list[Fused], tiers: Tiers, known: Collection[str] = ()) -> dict[str, NodeView]:
+        """Views of every node the results and tiers show, except the `known` ones already built."""
         ids = {f.id for f in results} | {f.id for f in tiers.principal} | {i["id"] for i in tiers.integrity}
         ids |= {x.node_id for x in tiers.explorer if x.node_id}
+        ids -= set(known)
         nodes = self.store.get_nodes(ids)
         doc_ids = {n.get("document_id") for n in nodes.values()} | {x.document_id for x in tiers.explorer}
         docs = self.store.get_nodes({d for d in doc_ids if d})
