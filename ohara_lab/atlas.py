@@ -1,12 +1,12 @@
 """`Atlas`: the one facade users touch. The CLI (`ohara ...`) mirrors it one to one."""
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Any, Iterable
 
 from .errors import UsageError
+from .ids import query_hash
 from .records import FileOutcome, IngestReport, Problem
 from .settings import Settings
 from .store.protocol import GraphStore
@@ -162,8 +162,7 @@ class Atlas:
         """Store a thumbs up/down on a result (`signal` = positive | negative)."""
         if signal not in ("positive", "negative"):
             raise UsageError(f"signal must be 'positive' or 'negative', got {signal!r}")
-        qhash = hashlib.sha256(query.strip().lower().encode("utf-8")).hexdigest()[:32]
-        self.store.add_feedback(query, qhash, node_id, rank, signal)
+        self.store.add_feedback(query, query_hash(query), node_id, rank, signal)
 
     def embed(self, *, embedder: str | None = None, progress: bool = True) -> dict[str, Any]:
         """Backfill vectors for nodes that have none for the configured embedder."""

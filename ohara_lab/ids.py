@@ -26,6 +26,11 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def query_hash(query: str) -> str:
+    """What feedback is keyed by: the query, trimmed and lower-cased, hashed (32 hex digits)."""
+    return sha256_text(query.strip().lower())[:32]
+
+
 def document_key(file_hash: str) -> str:
     """A document's key: the first 20 hex digits of its file hash (80 bits)."""
     return file_hash[:20]

@@ -47,7 +47,6 @@ CONFIGS: dict[str, EvalConfig] = {c.name: c for c in [
                "full, graph phases skip nodes other phases found (the original; tests H1)"),
     EvalConfig("tuned", {"bm25_weight": 0.6, "vector_weight": 1.0}, "the paper's tuned weights"),
 ]}
-DEFAULT_ORDER = tuple(CONFIGS)
 
 
 def get_configs(names: str | list[str] | None) -> list[EvalConfig]:

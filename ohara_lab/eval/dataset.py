@@ -12,9 +12,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Iterable, Literal
 
-from ..errors import OharaError
+from ..errors import OharaError, UsageError
 
 MatcherKind = Literal["doc", "paragraph"]
 MATCHER_KINDS: tuple[str, ...] = ("doc", "paragraph")
@@ -71,6 +71,12 @@ class EvalQuery:
         return self.unanswerable or self.type in NULL_TYPES
 
 
+def in_family(dataset_name: str, family: str) -> bool:
+    """Whether a dataset belongs to a family: "qasper" covers "qasper", "qasper-leval", "qasper+unanswerable"."""
+    base = dataset_name.split("+", 1)[0]
+    return base == family or base.startswith(family + "-")
+
+
 @dataclass
 class Dataset:
     """Documents + queries + which matcher decides a hit (spec §5)."""
@@ -107,6 +113,16 @@ class Dataset:
                 raise DatasetError(None, f"{self.name}: query {q.id} is unanswerable but has gold documents")
 
     # ------------------------------------------------------------------ views
+
+    def select(self, query_ids: Iterable[str] | None) -> list[EvalQuery]:
+        """The queries with these ids, in dataset order (all of them for None); unknown ids are an error."""
+        if query_ids is None:
+            return list(self.queries)
+        wanted = set(query_ids)
+        unknown = wanted - {q.id for q in self.queries}
+        if unknown:
+            raise UsageError(f"query ids not in {self.name}: {sorted(unknown)[:5]}")
+        return [q for q in self.queries if q.id in wanted]
 
     def document(self, doc_id: str) -> EvalDocument:
         for d in self.documents:

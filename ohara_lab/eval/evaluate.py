@@ -137,13 +137,7 @@ def evaluate(
     Every selected query must have a result and every result a query: a mismatch is a
     bug in the caller, not a miss to average in.
     """
-    queries = dataset.queries
-    if query_ids is not None:
-        wanted = set(query_ids)
-        unknown = wanted - {q.id for q in queries}
-        if unknown:
-            raise UsageError(f"query ids not in {dataset.name}: {sorted(unknown)[:5]}")
-        queries = [q for q in queries if q.id in wanted]
+    queries = dataset.select(query_ids)
     selected = {q.id for q in queries}
     missing = [q.id for q in queries if q.id not in results]
     extra = [qid for qid in results if qid not in selected]

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .dataset import in_family
+
 # MultiHop-RAG: 609 news articles, 500 queries (375 answerable + 125 null), doc-level gold.
 MULTIHOP: dict[str, dict[str, float]] = {
     "bm25_only": {"hits@4": .832, "hits@10": .944, "mrr@10": .727, "map@10": .479, "recall@10": .688,
@@ -82,8 +84,7 @@ TABLES: dict[str, dict[str, dict[str, float]]] = {"multihop-rag": MULTIHOP, "qas
 
 def paper_table(dataset: str) -> dict[str, dict[str, float]]:
     """The published table for a dataset family (`qasper-leval` -> QASPER); {} when there is none."""
-    base = dataset.split("+", 1)[0]
     for family, table in TABLES.items():
-        if base == family or base.startswith(family + "-"):
+        if in_family(dataset, family):
             return table
     return {}

@@ -19,8 +19,3 @@ def default_cache_dir() -> Path:
     """`$OHARA_EVAL_CACHE`, else `~/.cache/ohara-lab/eval-atlases` (outside any repository)."""
     env = os.environ.get(CACHE_ENV)
     return Path(env).expanduser() if env else Path.home() / ".cache" / "ohara-lab" / "eval-atlases"
-
-
-def default_results_dir() -> Path:
-    """`eval/results` of the repository: where the committed tables and figures go."""
-    return REPO_ROOT / "eval" / "results"

@@ -23,7 +23,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..errors import OharaError, UsageError
 from .build import BuildInfo, BuiltAtlas, build_atlas
 from .configs import CONFIGS, EvalConfig, get_configs
-from .dataset import Dataset, EvalQuery
+from .dataset import Dataset, in_family
 from .datasets.registry import load_dataset
 from .evaluate import EvalReport, QueryResult, aggregate, evaluate
 from .holdout import make_unanswerable
@@ -170,7 +170,7 @@ def run_config(
 ) -> ConfigRun:
     """Run `config` (plus `overrides`) over the dataset's queries (or `query_ids` of them)."""
     merged = {**config.overrides, **(overrides or {})}
-    queries = _select(dataset, query_ids)
+    queries = dataset.select(query_ids)
     if not queries:
         raise UsageError(f"{dataset.name}: no queries to run")
     # One untimed query first, so loading the query embedder is not charged to a query.
@@ -204,16 +204,6 @@ def cold_query_cache(built: BuiltAtlas) -> None:
     built.atlas.engine.clear_query_cache()
 
 
-def _select(dataset: Dataset, query_ids: Iterable[str] | None) -> list[EvalQuery]:
-    if query_ids is None:
-        return list(dataset.queries)
-    wanted = set(query_ids)
-    unknown = wanted - {q.id for q in dataset.queries}
-    if unknown:
-        raise UsageError(f"query ids not in {dataset.name}: {sorted(unknown)[:5]}")
-    return [q for q in dataset.queries if q.id in wanted]
-
-
 def variant(config: EvalConfig, overrides: Mapping[str, Any], name: str | None = None) -> EvalConfig:
     """`config` with extra overrides, named `config[key=value,...]` unless `name` is given."""
     label = name or f"{config.name}[{','.join(f'{k}={v}' for k, v in overrides.items())}]"
@@ -228,9 +218,8 @@ def skip_reason(config: EvalConfig, dataset_name: str) -> str | None:
 
     `skip_for` names dataset families: "qasper" covers "qasper" and "qasper-leval".
     """
-    base = dataset_name.split("+", 1)[0]
     for family in config.skip_for:
-        if base == family or base.startswith(family + "-"):
+        if in_family(dataset_name, family):
             return f"not run on {family} (as in the paper)"
     return None
 

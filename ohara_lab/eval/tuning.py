@@ -14,7 +14,6 @@ per-phase attribution, exactly as in the original.
 """
 from __future__ import annotations
 
-import hashlib
 import random
 import re
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import UsageError
+from ..ids import query_hash
 from .build import BuiltAtlas
 from .configs import CONFIGS
 from .dataset import Dataset
@@ -115,8 +115,9 @@ def held_out_report(
                "paper_tuned": CONFIGS["tuned"]}
     runs = {name: run_config(built, dataset, cfg, query_ids=test_ids, progress=progress, name=name)
             for name, cfg in systems.items()}
-    rows = [{"system": name, **{m: recompute(run, test_ids).get(m) for m in metrics},
-             "n": len(test_ids)} for name, run in runs.items()]
+    aggregates = {name: recompute(run, test_ids) for name, run in runs.items()}
+    rows = [{"system": name, **{m: agg.get(m) for m in metrics}, "n": len(test_ids)}
+            for name, agg in aggregates.items()]
     comparisons = []
     for name in ("grid_choice", "paper_tuned"):
         for m in metrics:
@@ -139,11 +140,6 @@ class RefeedReport:
     total: int
     accuracy: float | None  # percent, as the original prints it
     suggestions: dict[str, str]
-
-
-def query_hash(query: str) -> str:
-    """The same hash `Atlas.feedback` stores."""
-    return hashlib.sha256(query.strip().lower().encode("utf-8")).hexdigest()[:32]
 
 
 def feedback_from_run(run: ConfigRun, dataset: Dataset, top_k: int = 5) -> list[dict[str, Any]]:

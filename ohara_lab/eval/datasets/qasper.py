@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal, Mapping, Sequence
 
 from ..dataset import Dataset, DatasetError, EvalDocument, EvalQuery
-from ..matchers import MIN_EVIDENCE_CHARS, MATCH_PREFIX_CHARS, normalize_text
+from ..matchers import MATCH_PREFIX_CHARS, ParagraphMatcher, normalize_text
 from ..render import flat_paper_markdown, qasper_doc_id, qasper_markdown
 from ..sampling import js_shuffled, mulberry32
 from ._io import expect, iter_jsonl, read_json, read_records, resolve_dir
@@ -269,5 +269,4 @@ def load_qasper_leval(data_dir: str | Path, include_unmapped: bool = False) -> D
 
 def _evidence_present(evidence: Sequence[str], norm_doc_text: str) -> int:
     """How many matchable gold snippets occur (by their first 200 chars) in the document."""
-    snippets = [e for e in (normalize_text(s) for s in evidence) if len(e) > MIN_EVIDENCE_CHARS]
-    return sum(1 for e in snippets if e[:MATCH_PREFIX_CHARS] in norm_doc_text)
+    return sum(1 for e in ParagraphMatcher(evidence).snippets if e[:MATCH_PREFIX_CHARS] in norm_doc_text)
