@@ -25,6 +25,9 @@ def is_artifact_section(title: str) -> bool:
     return venue_like
 
 
+_THREE_LETTERS = re.compile(r"(?:[^A-Za-z]*[A-Za-z]){3}")  # stops at the third ASCII letter
+
+
 def is_artifact_paragraph(text: str) -> bool:
     """Rules of spec §2.9 for paragraphs that are layout, not content."""
     t = text.strip()
@@ -32,7 +35,7 @@ def is_artifact_paragraph(text: str) -> bool:
         return True
     if "##" in t and re.search(r"[-|]{2,}", t):
         return True
-    if t.startswith("### ") or sum(c.isascii() and c.isalpha() for c in t) < 3:
+    if t.startswith("### ") or not _THREE_LETTERS.match(t):
         return True
     if re.match(r"^[*†‡\d]\s+[A-Z]", t) and ("@" in t or _AFFILIATION.search(t)):
         return True

@@ -402,8 +402,10 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[FileOutc
 def toc_ref_edges(doc_id: str, toc: list[TocEntry], sections: list[Section]) -> list[Edge]:
     """TOC_REF per entry to the first section with the same normalised title, else the only one on its page."""
     edges, used = [], set()
+    titles = [_norm_title(s.title) for s in sections]
     for entry in toc:
-        target = next((s for s in sections if _norm_title(s.title) == _norm_title(entry.title) and s.id not in used), None)
+        wanted = _norm_title(entry.title)
+        target = next((s for s, t in zip(sections, titles) if t == wanted and s.id not in used), None)
         if target is None and entry.page is not None:
             on_page = [s for s in sections if s.page == entry.page and s.id not in used]
             target = on_page[0] if len(on_page) == 1 else None

@@ -271,8 +271,7 @@ def _structural_edges(doc_id: str, out: Structure, items: list[_Item], *, next_p
             continue
         node, key = item.node, item.node.section_id
         before = previous.get(key)
-        if adjacent_to and before is not None and _is_visual(node) != _is_visual(before) or \
-                adjacent_to and before is not None and _is_visual(node) and _is_visual(before):
+        if adjacent_to and before is not None and (_is_visual(node) or _is_visual(before)):
             edges.append(Edge(before.id, node.id, "ADJACENT_TO"))
             edges.append(Edge(node.id, before.id, "ADJACENT_TO"))
         if next_para and item.kind == "text" and node.node_type in ("Paragraph", "ListItem"):

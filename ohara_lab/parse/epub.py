@@ -7,6 +7,7 @@ Core fields.
 """
 from __future__ import annotations
 
+import io
 import warnings
 from pathlib import Path
 
@@ -74,7 +75,7 @@ def parse(path: Path, data: bytes) -> ParsedDocument:
     with warnings.catch_warnings():
         # ebooklib warns about its own future defaults on every read.
         warnings.simplefilter("ignore")
-        book = epub.read_epub(str(path), options={"ignore_ncx": True})
+        book = epub.read_epub(io.BytesIO(data), options={"ignore_ncx": True})  # the bytes parse_file checked
     docs = content_documents(book)
     if not docs:
         raise ParseError(path, "EPUB has no content documents in its spine")
