@@ -1,7 +1,6 @@
 """`ohara demo`: ingest the shipped sample corpus, ask one question, print the tiers."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Callable
 
 from .atlas import Atlas

@@ -6,7 +6,13 @@ what they expect; ids are `collection/key` strings in every store.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
 from typing import Any
+
+
+def utc_now() -> str:
+    """The timestamp every record carries (upload, first seen, feedback, usage): UTC, whole seconds, ISO 8601."""
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 ENTITY_TYPES = ("PERSON", "ORG", "LOCATION", "DATE", "TECH", "AMOUNT", "EVENT", "CONCEPT")
 DECAY_CLASSES = ("EVERGREEN", "SCHOLARLY", "CURRENT", "EPHEMERAL")

@@ -14,7 +14,7 @@ import re
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import date
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Iterator
 from ..errors import IngestError, OharaError
 from ..ids import document_key, node_id, sha256_file, sha256_text
 from ..parse import SUPPORTED_EXTENSIONS, is_supported, parse_file
-from ..records import Document, DocumentGraph, Edge, FileOutcome, IngestReport, ParsedDocument, Section
+from ..records import Document, DocumentGraph, Edge, FileOutcome, IngestReport, ParsedDocument, Section, utc_now
 from ..settings import Settings
 from ..store.protocol import GraphStore
 from ..store.protocol import DuplicateDocument
@@ -280,7 +280,7 @@ class Ingestor:
                      "temporal_source": temporal.source}, **self.extra_meta)
         return Document(
             id=doc_id, title=title, source_file=Path(parsed.path).name, file_hash=file_hash, origin_path=origin,
-            file_size=size, parser_engine=parsed.parser, upload_time=_now(),
+            file_size=size, parser_engine=parsed.parser, upload_time=utc_now(),
             published_date=temporal.published_date, temporal_coverage_start=temporal.coverage_start,
             temporal_coverage_end=temporal.coverage_end, temporal_granularity=temporal.granularity,
             temporal_confidence=temporal.confidence, temporal_needs_review=temporal.source != "none",
@@ -474,7 +474,3 @@ def _hidden(f: Path, root: Path) -> bool:
 
 def _jsonable(v: Any) -> bool:
     return isinstance(v, (str, int, float, bool, type(None), list, dict))
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()

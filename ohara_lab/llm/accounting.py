@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import itertools
 import threading
-from datetime import datetime, timezone
 from typing import Any
 
+from ..records import utc_now
 from .usage import UsageLedger
 
 META_KEY = "llm_usage"
@@ -49,7 +49,7 @@ class UsageBook:
         with self._lock:
             scope = self._open.pop(doc_id, None)
         report = self.ledger.scope_report(scope) if scope else UsageLedger().scope_report("none")
-        report["recorded_at"] = _now()
+        report["recorded_at"] = utc_now()
         return report
 
 
@@ -66,10 +66,6 @@ def add_to_atlas(store: Any, usage: dict[str, Any]) -> dict[str, Any]:
         if known else None
     total["builds"] = int(total.get("builds") or 0) + 1
     total["models"] = sorted(set(total.get("models") or []) | set(usage.get("models") or []))
-    total["updated_at"] = usage.get("recorded_at") or _now()
+    total["updated_at"] = usage.get("recorded_at") or utc_now()
     store.set_meta(META_KEY, total)
     return total
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()

@@ -15,7 +15,6 @@ carries its values in bind variables; there is no raw-query entry point.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator
 
 import numpy as np
@@ -28,7 +27,7 @@ try:
 except ImportError as e:  # an optional extra: say which one, once, where the backend is chosen
     raise StoreError("the ArangoDB backend needs python-arango: pip install 'ohara-lab[arango]'") from e
 
-from ..records import Document, DocumentGraph, Edge, Entity, Problem
+from ..records import Document, DocumentGraph, Edge, Entity, Problem, utc_now
 from . import common
 from .arango_aql import first, hashed_key, key_of, next_seq, record, rows, valid_key
 from .arango_check import run_checks
@@ -281,7 +280,7 @@ class ArangoStore(ArangoSearchMixin):
         if signal not in ("positive", "negative"):
             raise StoreError(f"feedback signal must be positive or negative, not {signal!r}")
         rows(self.db, "INSERT @row INTO feedback", {"row": {
-            "ts": _now(), "query": query, "query_hash": query_hash, "node_id": node_id, "rank": rank,
+            "ts": utc_now(), "query": query, "query_hash": query_hash, "node_id": node_id, "rank": rank,
             "signal": signal, "seq": next_seq()}})
 
     def feedback(self) -> list[dict[str, Any]]:
@@ -318,7 +317,3 @@ class ArangoStore(ArangoSearchMixin):
 def _meta_key(key: str) -> str:
     """Readable keys stay as they are; anything ArangoDB cannot use as a key is hashed."""
     return key if valid_key(key) else "h-" + hashed_key(key)
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()

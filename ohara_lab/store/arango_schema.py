@@ -23,7 +23,6 @@ DOCUMENT_COLLECTIONS = NODE_COLLECTIONS + SIDE_COLLECTIONS
 # Everything a document write or delete may touch (taken exclusively: one writer at a time, like SQLite).
 WRITE_COLLECTIONS = NODE_COLLECTIONS + (EDGES, "entity_names", "node_tags", "node_entities", "cooccur",
                                         "vectors", "meta")
-TEXT_COLLECTIONS = ("sections", "paragraphs", "tables")
 
 VIEW = "ohara_search"
 TEXT_FIELDS = {"paragraphs": "content", "sections": "title", "tables": "markdown_representation"}

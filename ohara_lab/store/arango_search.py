@@ -7,6 +7,7 @@ strings by ICU collation and SQLite by bytes.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 from .arango_aql import record, rows
@@ -140,7 +141,7 @@ class ArangoSearchMixin:
             if r["node"] is None or r["node"] in seeds:
                 continue
             weights = r["weights"] or []
-            path_weight = 0.0 if any(w is None for w in weights) else _product(float(w) for w in weights)
+            path_weight = 0.0 if any(w is None for w in weights) else math.prod((float(w) for w in weights), start=1.0)
             last = weights[-1] if weights else None
             ranked.append(DocLink(r["seed"], r["node"], r["hops"], float(last or 0), r["verb"], r["summary"],
                                   path_weight))
@@ -206,10 +207,3 @@ class ArangoSearchMixin:
         found = rows(self.db, "FOR s IN sections FILTER s.document_id IN @docs RETURN s",
                      {"docs": list(document_ids)})
         return sorted((record(s) for s in found), key=lambda s: (s["document_id"], s["doc_position"]))
-
-
-def _product(values: Any) -> float:
-    out = 1.0
-    for v in values:
-        out *= v
-    return out

@@ -9,13 +9,12 @@ which is what ArangoDB allows inside one query.
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import Any, Iterable
 
 import numpy as np
 
 from ..errors import StoreError
-from ..records import Document, DocumentGraph, Edge, Entity
+from ..records import Document, DocumentGraph, Edge, Entity, utc_now
 from . import common
 from .arango_aql import chunks, first, hashed_key, key_of, next_seq, record, rows, valid_key
 from .protocol import Linker, Overlap
@@ -109,7 +108,7 @@ class WriteSteps:
             for k in common.name_keys(ent):
                 names[hashed_key(k, ent.slug)] = {"norm_key": k, "slug": ent.slug}
             if ent.slug not in known:
-                ent.first_seen = ent.first_seen or _now()
+                ent.first_seen = ent.first_seen or utc_now()
                 known[ent.slug] = new[ent.slug] = ent
                 continue
             existing = known[ent.slug]
@@ -145,15 +144,9 @@ class WriteSteps:
 
     def _insert_side_rows(self, g: DocumentGraph) -> None:
         doc = g.document.id
-        tags = {(n.id, t): {"node_id": n.id, "document_id": doc, "tag": t}
-                for n in [*g.sections, *g.paragraphs, *g.tables] for t in n.sumo_tags}
-        mentions: dict[tuple[str, str], dict[str, str]] = {}
-        for n in [*g.paragraphs, *g.tables]:
-            for i, slug in enumerate(n.entity_slugs):
-                kind = n.entity_types[i] if i < len(n.entity_types) else "CONCEPT"
-                mentions.setdefault((n.id, slug), {"node_id": n.id, "document_id": doc, "slug": slug, "type": kind})
-        self._insert("node_tags", list(tags.values()))
-        self._insert("node_entities", list(mentions.values()))
+        self._insert("node_tags", [{"node_id": nid, "document_id": doc, "tag": tag} for nid, tag in common.tag_rows(g)])
+        self._insert("node_entities", [{"node_id": nid, "document_id": doc, "slug": slug, "type": kind}
+                                       for nid, slug, kind in common.mention_rows(g)])
 
     def _insert_cooccurrence(self, g: DocumentGraph) -> set[tuple[str, str]]:
         pairs = common.cooccurrence(g)
@@ -353,7 +346,3 @@ class LinkView:
 
 def _stored(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "_key": key_of(data["id"])}
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()

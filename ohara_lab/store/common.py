@@ -54,6 +54,21 @@ def rewrite_entity_slugs(graph: DocumentGraph, mapping: dict[str, str]) -> None:
     graph.edges = edges
 
 
+def tag_rows(graph: DocumentGraph) -> list[tuple[str, str]]:
+    """(node id, SUMO tag) of every section, paragraph and table, each pair once."""
+    nodes = [*graph.sections, *graph.paragraphs, *graph.tables]
+    return list(dict.fromkeys((n.id, t) for n in nodes for t in n.sumo_tags))
+
+
+def mention_rows(graph: DocumentGraph) -> list[tuple[str, str, str]]:
+    """(node id, entity slug, type) per mention in a paragraph or table; the first type of a repeated slug wins."""
+    rows: dict[tuple[str, str], str] = {}
+    for n in [*graph.paragraphs, *graph.tables]:
+        for i, slug in enumerate(n.entity_slugs):
+            rows.setdefault((n.id, slug), n.entity_types[i] if i < len(n.entity_types) else "CONCEPT")
+    return [(nid, slug, kind) for (nid, slug), kind in rows.items()]
+
+
 def cooccurrence(graph: DocumentGraph) -> Counter[tuple[str, str]]:
     """Entity pairs (a < b) co-occurring in a paragraph or table, counted per node."""
     pairs: Counter[tuple[str, str]] = Counter()

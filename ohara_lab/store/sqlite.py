@@ -10,7 +10,6 @@ import json
 import sqlite3
 import threading
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -18,7 +17,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from ..errors import StoreError
-from ..records import Document, DocumentGraph, Edge, Entity, Paragraph, Problem, Section, Table
+from ..records import Document, DocumentGraph, Edge, Entity, Problem, utc_now
 from . import common
 from .protocol import DuplicateDocument, Linker, Overlap
 from .sqlite_check import run_checks
@@ -66,7 +65,7 @@ class SqliteStore(SqliteSearchMixin):
             row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
             if row is None:
                 self._set_meta("schema_version", SCHEMA_VERSION)
-                self._set_meta("created_at", _now())
+                self._set_meta("created_at", utc_now())
             elif json.loads(row[0]) > SCHEMA_VERSION:
                 raise StoreError(f"{self.path} was written by a newer ohara-lab (schema {row[0]})")
 
@@ -177,7 +176,7 @@ class SqliteStore(SqliteSearchMixin):
             self.conn.executemany("INSERT OR IGNORE INTO entity_names(norm_key, slug) VALUES (?,?)",
                                   [(k, ent.slug) for k in common.name_keys(ent)])
             if row is None:
-                ent.first_seen = ent.first_seen or _now()
+                ent.first_seen = ent.first_seen or utc_now()
                 self.conn.execute("INSERT INTO entities(id, slug, norm_key, name, type, mention_count, data)"
                                   " VALUES (?,?,?,?,?,0,?)",
                                   (ent.id, ent.slug, ent.norm_key, ent.name, ent.type, _dumps(ent.to_dict())))
@@ -196,14 +195,10 @@ class SqliteStore(SqliteSearchMixin):
 
     def _insert_side_tables(self, g: DocumentGraph) -> None:
         doc = g.document.id
-        text_nodes: list[Paragraph | Table] = [*g.paragraphs, *g.tables]
-        tagged: list[Section | Paragraph | Table] = [*g.sections, *text_nodes]
         self.conn.executemany("INSERT OR IGNORE INTO node_tags(node_id, document_id, tag) VALUES (?,?,?)",
-                              [(n.id, doc, t) for n in tagged for t in n.sumo_tags])
-        self.conn.executemany(
-            "INSERT OR IGNORE INTO node_entities(node_id, document_id, slug, type) VALUES (?,?,?,?)",
-            [(n.id, doc, s, (n.entity_types[i] if i < len(n.entity_types) else "CONCEPT"))
-             for n in text_nodes for i, s in enumerate(n.entity_slugs)])
+                              [(nid, doc, tag) for nid, tag in common.tag_rows(g)])
+        self.conn.executemany("INSERT OR IGNORE INTO node_entities(node_id, document_id, slug, type) VALUES (?,?,?,?)",
+                              [(nid, doc, slug, kind) for nid, slug, kind in common.mention_rows(g)])
         rows = [(s.title, s.id, "sections", doc) for s in g.sections]
         rows += [(p.content, p.id, "paragraphs", doc) for p in g.paragraphs]
         rows += [(t.markdown_representation, t.id, "tables", doc) for t in g.tables]
@@ -472,7 +467,7 @@ class SqliteStore(SqliteSearchMixin):
     def add_feedback(self, query: str, query_hash: str, node_id: str, rank: int | None, signal: str) -> None:
         with self.transaction() as c:
             c.execute("INSERT INTO feedback(ts, query, query_hash, node_id, rank, signal) VALUES (?,?,?,?,?,?)",
-                      (_now(), query, query_hash, node_id, rank, signal))
+                      (utc_now(), query, query_hash, node_id, rank, signal))
 
     def feedback(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self._q("SELECT ts, query, query_hash, node_id, rank, signal FROM feedback ORDER BY rowid")]
@@ -540,7 +535,3 @@ class _LinkView:
 def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
     for i in range(0, len(items), size):
         yield items[i:i + size]
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
