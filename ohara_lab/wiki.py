@@ -53,8 +53,9 @@ def export_wiki(store: Any, directory: Path) -> dict[str, int]:
         doc_slugs[d.id] = _unique(wiki_slug(d.title), used)
     mentions: dict[str, list[str]] = defaultdict(list)  # entity slug -> wiki links
     counts = {"documents": 0, "sections": 0, "entities": 0}
+    titles = {d.id: d.title for d in docs}
     for d in docs:
-        counts["sections"] += _export_document(store, directory, d, doc_slugs, mentions)
+        counts["sections"] += _export_document(store, directory, d, doc_slugs, titles, mentions)
         counts["documents"] += 1
     entities = store.get_entities()
     counts["entities"] = _export_entities(store, directory, entities, mentions)
@@ -65,7 +66,7 @@ def export_wiki(store: Any, directory: Path) -> dict[str, int]:
     return counts
 
 
-def _export_document(store: Any, root: Path, doc: Any, doc_slugs: dict[str, str],
+def _export_document(store: Any, root: Path, doc: Any, doc_slugs: dict[str, str], titles: dict[str, str],
                      mentions: dict[str, list[str]]) -> int:
     folder = root / "documents" / doc_slugs[doc.id]
     folder.mkdir(parents=True, exist_ok=True)
@@ -80,7 +81,7 @@ def _export_document(store: Any, root: Path, doc: Any, doc_slugs: dict[str, str]
     lines += ["## Contents", ""]
     for s in nodes["sections"]:
         lines.append("  " * max(0, s["level"] - 1) + f"- [[{section_slugs[s['id']]}|{s['title']}]]")
-    related = _related_documents(store, doc.id, doc_slugs)
+    related = _related_documents(store, doc.id, doc_slugs, titles)
     if related:
         lines += ["", "## Related Connections", ""] + related
     (folder / "index.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -104,8 +105,7 @@ def _snip(node: dict[str, Any]) -> str:
     return text[:150] + ("…" if len(text) > 150 else "")
 
 
-def _related_documents(store: Any, doc_id: str, doc_slugs: dict[str, str]) -> list[str]:
-    titles = {d.id: d.title for d in store.list_documents()}
+def _related_documents(store: Any, doc_id: str, doc_slugs: dict[str, str], titles: dict[str, str]) -> list[str]:
     out = []
     for e in store.edges(from_ids=[doc_id], relations=["SIMILAR_TO", "CONTRADICTS", "PRECEDES"]) + \
             store.edges(to_ids=[doc_id], relations=["SIMILAR_TO", "CONTRADICTS", "PRECEDES"]):

@@ -25,6 +25,7 @@ from ..llm.cache import atomic_write_bytes, canonical_json, default_cache_dir
 from ..llm.gemini_transport import TRANSPORT_ERRORS, Backoff, call_with_retries, describe_error, make_client
 from ..llm.usage import STANDARD, TokenUsage, UsageLedger
 from ..settings import Settings
+from .base import normalise
 
 TASK_TYPES = {"document": "RETRIEVAL_DOCUMENT", "query": "RETRIEVAL_QUERY"}
 MAX_BATCH = 100  # batchEmbedContents accepts at most 100 requests
@@ -112,8 +113,7 @@ class GeminiEmbedder:
             if len(values) != self.dim:
                 raise EmbeddingError(f"{self.model}: expected {self.dim}-d vectors, got {len(values)}-d")
             matrix[i] = values
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+        return normalise(matrix)
 
     def _key(self, task: str, text: str) -> str:
         return hashlib.sha256(canonical_json(["embed", self.model_name, self.dim, task, text]).encode("utf-8")).hexdigest()
