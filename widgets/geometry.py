@@ -33,7 +33,6 @@ EDGE_COLORS = {
 }
 OTHER_EDGE_COLOR = "#839496"
 RULER_COLOR = "#839496"
-DISC_COLOR = "#657b83"
 DISC_MARGIN = 20.0  # spec §6: disc outline at discR + 20
 RULER_HALF_WIDTH = 40.0  # spec §6: timeline tick segments span x ∈ [−40, 40]
 CIRCLE_SEGMENTS = 48
@@ -276,11 +275,6 @@ def stretched(points: np.ndarray, time_scale: float) -> np.ndarray:
     out = np.asarray(points, dtype=np.float64).copy()
     out[..., 2] *= time_scale
     return out
-
-
-def box_corners(box: np.ndarray) -> np.ndarray:
-    lo, hi = np.asarray(box, dtype=np.float64)
-    return np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
 
 
 def fitted_view(points: np.ndarray, direction: Sequence[float], fov: float, aspect: float,

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ohara_lab.layout.inputs import MapInput, SectionInput
+from ohara_lab.layout.scene import TAG_PREFIX
 
 from .html import chips, esc, shorten
 
 TEXT_CHARS = 2000
 NEIGHBOURS_PER_RELATION = 25
-TAG_PREFIX = "tags/"
 
 
 @dataclass(frozen=True)

@@ -149,11 +149,8 @@ def label_sprites(layout: MapLayout, canvas_height: int, fov: float) -> list[p3.
     sprites = [label_sprite(name, (r * math.cos(a), r * math.sin(a), g.z0 - 40), 13, canvas_height, fov,
                             "#" + "".join(f"{int(c * 255):02x}" for c in np.clip(col * 1.6, 0, 1)))
                for name, a, r, col in zip(g.names, g.angles, g.radii, g.colors)]
-    ticks = layout.timeline
-    stride = max(1, math.ceil(len(ticks.tick_labels) / MAX_TICK_LABELS))
-    for i in range(0, len(ticks.tick_labels), stride):
-        sprites.append(label_sprite(ticks.tick_labels[i], (90.0, 0.0, float(ticks.tick_z[i])), 12, canvas_height,
-                                    fov, TICK_LABEL_COLOR))
+    for z, label in zip(*layout.timeline.thinned(MAX_TICK_LABELS)):
+        sprites.append(label_sprite(label, (90.0, 0.0, float(z)), 12, canvas_height, fov, TICK_LABEL_COLOR))
     if len(layout.discs.document_ids) <= MAX_DOCUMENT_LABELS:
         for d, center in enumerate(layout.discs.centers):
             row = int(layout.discs.node_index[d])

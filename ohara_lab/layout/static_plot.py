@@ -12,8 +12,6 @@ pyplot), so it needs no GUI backend and leaves global matplotlib state alone.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
@@ -27,13 +25,6 @@ MAX_TICK_LABELS = 12
 MAX_EDGES = 20_000  # beyond this the lines only grey the picture out
 EDGE_COLOR = (0.45, 0.45, 0.45)
 MARKER_SCALE = 1.5  # map size units → points² of marker area
-
-
-def _thinned_ticks(layout: MapLayout) -> tuple[np.ndarray, list[str]]:
-    z, labels = layout.timeline.tick_z, layout.timeline.tick_labels
-    # A stride from index 0 always keeps the first tick, which is the undated slab's when there is one.
-    keep = list(range(0, len(labels), max(1, math.ceil(len(labels) / MAX_TICK_LABELS))))
-    return z[keep], [labels[i] for i in keep]
 
 
 def _segments(layout: MapLayout, axes: tuple[int, ...]) -> np.ndarray:
@@ -63,7 +54,7 @@ def _plot_3d(layout: MapLayout, ax: Axes) -> None:
     for r in g.ring_radii:
         ax.plot(r * np.cos(circle), r * np.sin(circle), np.full_like(circle, g.z0), color=EDGE_COLOR, lw=0.4, alpha=0.4)
     ax.scatter(p[:, 0], p[:, 1], p[:, 2], c=layout.colors, s=layout.sizes * MARKER_SCALE, depthshade=False, linewidths=0)
-    ticks, labels = _thinned_ticks(layout)
+    ticks, labels = layout.timeline.thinned(MAX_TICK_LABELS)
     ax.set_zticks(ticks)
     ax.set_zticklabels(labels, fontsize=6)
     ax.set_xlabel("x (ontology plane)")
@@ -82,7 +73,7 @@ def _plot_xz(layout: MapLayout, ax: Axes) -> None:
         ax.plot([g.z0, g.z1], [x, x], color=color, lw=0.6, alpha=0.5)
         ax.text(g.z1, x, f" {name}", fontsize=5, color=color, va="center")
     ax.scatter(p[:, 2], p[:, 0], c=layout.colors, s=layout.sizes * MARKER_SCALE, linewidths=0)
-    ticks, labels = _thinned_ticks(layout)
+    ticks, labels = layout.timeline.thinned(MAX_TICK_LABELS)
     ax.set_xticks(ticks)
     ax.set_xticklabels(labels, fontsize=6, rotation=45, ha="right")
     ax.set_xlabel("time")

@@ -165,6 +165,11 @@ class Timeline:
     tick_labels: list[str]
     undated_z: float | None  # Z of the undated slab, None when every document is dated
 
+    def thinned(self, max_labels: int) -> tuple[np.ndarray, list[str]]:
+        """At most about `max_labels` ticks, evenly strided; index 0 (the undated slab's, if any) always kept."""
+        keep = list(range(0, len(self.tick_labels), max(1, math.ceil(len(self.tick_labels) / max_labels))))
+        return self.tick_z[keep], [self.tick_labels[i] for i in keep]
+
 
 def place_in_time(dates: Sequence[str | None], resolution_name: str = "year") -> tuple[np.ndarray, Timeline]:
     """Z of each document (from its chosen date string, input order) and the ruler."""
