@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..errors import UsageError
-from ..retrieval.temporal import prior, reference_day
+from ..retrieval.temporal import prior, prior_applies, reference_day
 from ..retrieval.tiers import principal
 from ..settings import Settings
 from .build import BuiltAtlas
@@ -131,7 +131,7 @@ def _prior_can_fire(built: BuiltAtlas, result: Any, settings: Settings) -> bool:
     the prior is non-zero for some document in the list (never, e.g., on an undated corpus).
     """
     intent = result.query.temporal_intent
-    if intent in ("none", "ordering") or settings.temporal_weight <= 0:
+    if not prior_applies(intent, settings):
         return False
     docs = built.atlas.store.get_nodes({f.document_id for f in result.fused if f.document_id})
     today = reference_day(settings)

@@ -23,8 +23,8 @@ from .phases.vector import vector
 from .query import parse_query
 from .result import NodeView, RetrievalResult
 from .state import QueryState
-from .temporal import apply_prior, reference_day
-from .tiers import Tiers, explorer, integrity, is_corroborated, knowledge_gaps, principal, score_floor
+from .temporal import apply_prior, prior_applies, reference_day
+from .tiers import Tiers, explorer, integrity, knowledge_gaps, principal, qualifying
 
 
 QUERY_VECTOR_CACHE = 1024  # query vectors kept per engine (oldest dropped first)
@@ -185,10 +185,9 @@ class Engine:
     # ------------------------------------------------------------------ temporal and tiers
     def _temporal(self, fused: list[Fused], state: QueryState, s: Settings) -> list[Fused]:
         intent = state.query.temporal_intent
-        if intent in ("none", "ordering") or s.temporal_weight <= 0:
+        if not prior_applies(intent, s):
             return fused
-        floor = score_floor([f.score for f in fused], s.principal_score_pctl)
-        protected = {f.id for f in fused if f.score >= floor and is_corroborated(f, s)}
+        protected = {f.id for f in qualifying(fused, s)[0]}
         docs = self.store.get_nodes({f.document_id for f in fused if f.document_id})
         return apply_prior(fused, docs, intent, state.query.date_range, s, protected, reference_day(s))
 

@@ -74,13 +74,19 @@ def prior(doc: dict[str, Any], intent: str, query_range: dict[str, str | None], 
     return w * (math.exp(-rate * delta) + 0.3 * c)
 
 
+def prior_applies(intent: str, settings: Settings) -> bool:
+    """No prior without a temporal intent, for ordering questions (recency misorders them), or at weight 0."""
+    return intent not in ("none", "ordering") and settings.temporal_weight > 0
+
+
 def apply_prior(fused: list[Fused], docs: dict[str, dict[str, Any]], intent: str,
                 query_range: dict[str, str | None], settings: Settings, protected: set[str],
                 today: date) -> list[Fused]:
     """Add the guarded prior to each entry and re-sort."""
+    applies = prior_applies(intent, settings)
     for entry in fused:
         entry.temporal, entry.temporal_reason = 0.0, None
-        if intent in ("none", "ordering") or settings.temporal_weight <= 0:
+        if not applies:
             continue
         if entry.id in protected:
             entry.temporal_reason = "principal_immune"

@@ -68,9 +68,14 @@ def is_corroborated(entry: Fused, settings: Settings) -> bool:
     return True
 
 
-def principal(fused: list[Fused], settings: Settings) -> tuple[list[Fused], float]:
+def qualifying(fused: list[Fused], settings: Settings) -> tuple[list[Fused], float]:
+    """Every node meeting the Principal rule (score floor and corroboration), before the limit; and the floor."""
     floor = score_floor([f.score for f in fused], settings.principal_score_pctl)
-    chosen = [f for f in fused if f.score >= floor and is_corroborated(f, settings)]
+    return [f for f in fused if f.score >= floor and is_corroborated(f, settings)], floor
+
+
+def principal(fused: list[Fused], settings: Settings) -> tuple[list[Fused], float]:
+    chosen, floor = qualifying(fused, settings)
     return chosen[: settings.principal_limit], floor
 
 
