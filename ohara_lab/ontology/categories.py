@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import Counter, deque
 from dataclasses import dataclass
 
-from .hierarchy import Parents, depth, primary_chain, subtree_sizes
+from .hierarchy import Parents, depth, main_root, primary_chain, subtree_sizes
 
 MIN_CATEGORY_DEPTH = 1
 MAX_CATEGORY_DEPTH = 5
@@ -47,7 +47,7 @@ class CategoryTable:
 def select_categories(classes: list[str], parents: Parents) -> tuple[str, list[str]]:
     """The main root and the category classes, by the rule in the module docstring."""
     sizes = subtree_sizes(classes, parents)
-    root = max(classes, key=lambda c: (sizes[c], c))
+    root = main_root(classes, sizes)
     chosen = [
         c for c in classes
         if primary_chain(c, parents)[-1] == root

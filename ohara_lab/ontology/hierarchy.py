@@ -76,3 +76,8 @@ def subtree_sizes(nodes: Iterable[str], parents: Parents) -> dict[str, int]:
             if anc in sizes:
                 sizes[anc] += 1
     return sizes
+
+
+def main_root(classes: list[str], sizes: dict[str, int]) -> str:
+    """The class with the largest subtree (SUMO's ``Entity``); ties by name."""
+    return max(classes, key=lambda c: (sizes[c], c))

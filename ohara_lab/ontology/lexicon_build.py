@@ -46,7 +46,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from .aliases import ALIASES
-from .hierarchy import subtree_sizes
+from .hierarchy import main_root, subtree_sizes
 from .morphy import base_forms
 from .names import camel_phrase
 from .owl import SumoGraph
@@ -96,7 +96,7 @@ def general_classes(sumo: SumoGraph) -> set[str]:
     """
     classes = list(sumo.classes)
     sizes = subtree_sizes(classes, sumo.parents)
-    root = max(classes, key=lambda c: (sizes[c], c))
+    root = main_root(classes, sizes)
     links = Counter(link.cls for link in sumo.links)
     modifiers = Counter(link.cls for link in sumo.links if link.pos in ("a", "r"))
     return {

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from ..errors import OntologyError
 from . import hierarchy
 from .files import (
+    ALL_FILES,
     BUILD_HINT,
     CATEGORIES_FILE,
     FORMAT_VERSION,
@@ -57,8 +58,7 @@ class Ontology:
     def from_dir(cls, folder: Traversable | Path | str) -> "Ontology":
         """Load the derived files from `folder` (as written by `build_ontology`)."""
         root: Traversable | Path = Path(folder) if isinstance(folder, str) else folder
-        missing = [n for n in (INDEX_FILE, HIERARCHY_FILE, CATEGORIES_FILE, LEXICON_FILE)
-                   if not root.joinpath(n).is_file()]
+        missing = [n for n in ALL_FILES if not root.joinpath(n).is_file()]
         if missing:
             raise OntologyError(f"{root}: missing {', '.join(missing)}; {BUILD_HINT}")
         return cls(
