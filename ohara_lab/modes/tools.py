@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from ..retrieval.hits import Fused, Hit
 from ..retrieval.phases.bm25 import bm25
-from ..retrieval.phases.crossdoc import MIN_EDGE_WEIGHT
+from ..retrieval.phases.crossdoc import MIN_EDGE_WEIGHT, link_hit
 from ..retrieval.phases.entity_pivot import entity_pivot
 from ..retrieval.query import parse_query
 from ..retrieval.state import SEED_COUNT, QueryState
@@ -75,10 +75,7 @@ def cross_doc_tool(ctx: ToolContext, hint: str | None) -> list[Hit]:
         if link.document_id in docs:
             continue
         for row in ctx.store.document_paragraphs_by_entities(link.document_id, slugs, s.cross_doc_limit):
-            share = len(set(row.shared)) / len(slugs) if slugs else 0.0
-            hit = Hit(row.id, row.document_id, "cross_doc_edge", link.weight * (0.5 + 0.5 * share),
-                      {"seed_document": link.seed, "edge_verb": link.verb, "edge_summary": link.summary,
-                       "hops": link.hops, "shared_entities": row.shared})
+            hit = link_hit(link, row, slugs)
             if row.id not in best or best[row.id].score < hit.score:
                 best[row.id] = hit
     return sorted(best.values(), key=lambda h: (-h.score, h.id))

@@ -35,14 +35,18 @@ def cross_doc(state: QueryState, store: Any, settings: Settings) -> list[Hit]:
         for row in store.document_paragraphs_by_entities(doc_id, slugs, settings.cross_doc_limit + len(seen)):
             if row.id in seen:
                 continue
-            share = len(set(row.shared)) / len(slugs) if slugs else 0.0
-            score = link.weight * (0.5 + 0.5 * share)
-            hit = Hit(row.id, row.document_id, "cross_doc_edge", score,
-                      {"seed_document": link.seed, "edge_verb": link.verb, "edge_summary": link.summary,
-                       "hops": link.hops, "shared_entities": row.shared})
-            if row.id not in best or best[row.id].score < score:
+            hit = link_hit(link, row, slugs)
+            if row.id not in best or best[row.id].score < hit.score:
                 best[row.id] = hit
     by_doc: dict[str, list[Hit]] = {}
     for hit in sorted(best.values(), key=lambda h: (-h.score, h.id)):
         by_doc.setdefault(hit.document_id, []).append(hit)
     return [h for hits in by_doc.values() for h in hits[: settings.cross_doc_limit]]
+
+
+def link_hit(link: Any, row: Any, slugs: list[str]) -> Hit:
+    """A paragraph reached over a SIMILAR_TO link: the link's weight, raised by the seed entities it shares."""
+    share = len(set(row.shared)) / len(slugs) if slugs else 0.0
+    return Hit(row.id, row.document_id, "cross_doc_edge", link.weight * (0.5 + 0.5 * share),
+               {"seed_document": link.seed, "edge_verb": link.verb, "edge_summary": link.summary,
+                "hops": link.hops, "shared_entities": row.shared})
