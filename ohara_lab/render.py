@@ -7,9 +7,10 @@ from typing import Any
 WIDTH = 100
 
 
-def _snippet(text: str, n: int = 220) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1] + "…"
+def shorten(text: str | None, limit: int = 220) -> str:
+    """`text` on one line, cut to `limit` characters with an ellipsis (empty for None)."""
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _where(view: Any) -> str:
@@ -32,7 +33,7 @@ def render_results(result: Any, verbose: bool = False) -> str:
     for rank, f in enumerate(result.results, start=1):
         view = result.views.get(f.id)
         lines.append(f"{rank:>2}. [{f.score:.3f}] {_where(view)}")
-        lines.append(textwrap.indent(textwrap.fill(_snippet(view.content if view else f.id), WIDTH - 6), "      "))
+        lines.append(textwrap.indent(textwrap.fill(shorten(view.content if view else f.id), WIDTH - 6), "      "))
         if verbose:
             lines.append(f"      ← {_provenance(f)}")
     return "\n".join(lines) or "no results"
@@ -54,7 +55,7 @@ def render_tiers(result: Any) -> str:
         for i, f in enumerate(t.principal, start=1):
             view = result.views.get(f.id)
             lines.append(f" [{i}] {f.score:.3f}  {_where(view)}")
-            lines.append(textwrap.indent(textwrap.fill(_snippet(view.content if view else f.id), WIDTH - 8), "        "))
+            lines.append(textwrap.indent(textwrap.fill(shorten(view.content if view else f.id), WIDTH - 8), "        "))
             lines.append(f"        provenance: {_provenance(f)}")
     extra = [i for i in t.integrity if i.get("role") != "principal"]
     flagged = [i for i in t.integrity if i.get("integrity_flags")]
@@ -64,12 +65,12 @@ def render_tiers(result: Any) -> str:
         view = result.views.get(item["id"])
         lines.append(f"  · {item['sources'][0]:<17} {_where(view)}")
     for item in flagged:
-        lines.append(f"  ! contradicted: {item['id']} — {_snippet(item.get('contradiction_note') or '', 160)}")
+        lines.append(f"  ! contradicted: {item['id']} — {shorten(item.get('contradiction_note') or '', 160)}")
     lines.append("")
     lines.append(f"EXPLORER — {len(t.explorer)} frontier document(s), stopped: {t.stopped_reason}")
     for x in t.explorer[:5]:
         title = result.views[x.document_id].document_title if x.document_id in result.views else x.document_id
-        lines.append(f"  → {x.score:.3f} {title} ({x.hops} hop): {x.edge_verb or ''} — {_snippet(x.edge_summary or '', 140)}")
+        lines.append(f"  → {x.score:.3f} {title} ({x.hops} hop): {x.edge_verb or ''} — {shorten(x.edge_summary or '', 140)}")
     for gap in t.knowledge_gaps[:5]:
         lines.append(f"  ? knowledge gap: {gap['entity_name']} — {gap['hint']}")
     return "\n".join(lines)

@@ -14,7 +14,9 @@ from typing import Any
 
 import ipywidgets as w
 
-from .html import STYLE, esc, shorten
+from ohara_lab.render import shorten
+
+from .html import STYLE, esc
 
 MAX_RANK = 20
 TOP_NODES = 10

@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .html import chips, esc, shorten
+from ohara_lab.render import shorten
+
+from .html import chips, esc
 
 SNIPPET_CHARS = 420
 PHASE_NAMES = {

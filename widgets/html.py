@@ -41,6 +41,3 @@ def notice(message: str) -> str:
     return f'<div class="ohara-notice">{esc(message)}</div>'
 
 
-def shorten(text: str | None, limit: int) -> str:
-    flat = " ".join((text or "").split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -13,8 +13,9 @@ from typing import Any
 
 from ohara_lab.layout.inputs import MapInput, SectionInput
 from ohara_lab.layout.scene import TAG_PREFIX
+from ohara_lab.render import shorten
 
-from .html import chips, esc, shorten
+from .html import chips, esc
 
 TEXT_CHARS = 2000
 NEIGHBOURS_PER_RELATION = 25

@@ -21,6 +21,7 @@ from ohara_lab.layout.inputs import (
     TextNodeInput,
     text_kind,
 )
+from ohara_lab.render import shorten
 
 # Relations worth drawing. BELONGS_TO repeats HAS_CHILD for text nodes and
 # RELATED_TO/ADJACENT_TO are dense entity/para cliques that only grey the picture.
@@ -33,11 +34,6 @@ LABEL_CHARS = 80  # a text node's label: the start of its content
 def _store(atlas_or_store: Any) -> Any:
     """An `Atlas` exposes its store as `.store`; anything else is taken to be a store."""
     return getattr(atlas_or_store, "store", atlas_or_store)
-
-
-def _label(text: str | None) -> str:
-    flat = " ".join((text or "").split())
-    return flat if len(flat) <= LABEL_CHARS else flat[: LABEL_CHARS - 1] + "…"
 
 
 def _document_input(doc: Any) -> DocumentInput:
@@ -61,7 +57,7 @@ def _text_input(row: dict[str, Any], position: int) -> TextNodeInput:
         kind=text_kind(row.get("node_type", "Paragraph")),
         sumo_tags=tuple(row.get("sumo_tags") or ()),
         doc_position=position,
-        label=_label(content),
+        label=shorten(content, LABEL_CHARS),
     )
 
 
