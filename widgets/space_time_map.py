@@ -350,7 +350,7 @@ class SpaceTimeMap(w.VBox):
         inspection = self.inspector_source.inspect(node_id)
         self.selected = node_id
         self.inspector.value = inspection.html
-        self.neighbour_ids = list(dict.fromkeys(n.id for n in inspection.neighbours if self._has(n.id)))
+        self.neighbour_ids = list(dict.fromkeys(n.id for n in inspection.neighbours if n.id in self.layout_data))
         self._draw_selection()
         for callback in self._select_callbacks:
             callback(inspection)
@@ -361,7 +361,7 @@ class SpaceTimeMap(w.VBox):
         L = self.layout_data
         row = L.index_of(self.selected)
         pos = L.positions
-        self.neighbour_ids = [n for n in self.neighbour_ids if self._has(n)]
+        self.neighbour_ids = [n for n in self.neighbour_ids if n in self.layout_data]
         rows = np.array([L.index_of(n) for n in self.neighbour_ids], dtype=np.int64)
         pairs = np.column_stack([np.full(len(rows), row), rows]) if len(rows) else np.zeros((0, 2), np.int64)
         sc.set_lines(self.neighbour_lines, geo.segments(pos, pairs),
@@ -372,13 +372,6 @@ class SpaceTimeMap(w.VBox):
         sc.set_points(self.selected_points, pos[[row]], np.array([hex_to_rgb(SELECTED_COLOR)], np.float32))
         self.selected_points.material.size = max(12.0, sc.pixel_size(float(L.sizes[row]), self.point_scale)
                                                  * SELECTED_SCALE + 6)
-
-    def _has(self, node_id: str) -> bool:
-        try:
-            self.layout_data.index_of(node_id)
-        except KeyError:
-            return False
-        return True
 
     # ------------------------------------------------------------------ highlighting
     def highlight(self, result: Any) -> dict[str, str]:
@@ -402,7 +395,7 @@ class SpaceTimeMap(w.VBox):
                 classes[item.id] = "principal"
         else:
             classes = {node_id: "result" for node_id in result}
-        self.highlighted = {k: v for k, v in classes.items() if self._has(k)}
+        self.highlighted = {k: v for k, v in classes.items() if k in self.layout_data}
         self._reapply_marks()
         return dict(self.highlighted)
 
@@ -419,7 +412,7 @@ class SpaceTimeMap(w.VBox):
 
     def _reapply_marks(self) -> None:
         L = self.layout_data
-        self.highlighted = {k: v for k, v in self.highlighted.items() if self._has(k)}
+        self.highlighted = {k: v for k, v in self.highlighted.items() if k in self.layout_data}
         rows = np.array([L.index_of(k) for k in self.highlighted], dtype=np.int64)
         keep = np.zeros(len(L), dtype=bool)
         keep[rows] = True
@@ -429,7 +422,7 @@ class SpaceTimeMap(w.VBox):
         colors = np.array([hex_to_rgb(TIER_COLORS[c]) for c in self.highlighted.values()], np.float32).reshape(-1, 3)
         sc.set_points(self.highlight_points, L.positions[rows], colors)
         if self.selected is not None:
-            if self._has(self.selected):
+            if self.selected in self.layout_data:
                 self._draw_selection()  # a rebuild moved the nodes: redraw the selection where they are now
             else:
                 self.clear()

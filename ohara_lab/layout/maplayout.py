@@ -62,14 +62,20 @@ class MapLayout:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._rows()
+
     def index_of(self, node_id: str) -> int:
         """Row of a node id in the arrays."""
-        if self._index is None:
-            self._index = {node_id: i for i, node_id in enumerate(self.ids)}
         try:
-            return self._index[node_id]
+            return self._rows()[node_id]
         except KeyError:
             raise KeyError(f"node {node_id!r} is not in this layout") from None
+
+    def _rows(self) -> dict[str, int]:
+        if self._index is None:
+            self._index = {node_id: i for i, node_id in enumerate(self.ids)}
+        return self._index
 
     def kind_mask(self, kind: str) -> np.ndarray:
         if kind not in self.kind_names:

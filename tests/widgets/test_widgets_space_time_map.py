@@ -189,7 +189,7 @@ def test_highlight_marks_the_tiers_of_a_query(space_map, atlas, query_text) -> N
     marked = space_map.highlight(result)
     principal = {f.id for f in result.tiers.principal}
     assert principal and {k for k, v in marked.items() if v == "principal"} == principal
-    assert set(marked) >= {f.id for f in result.results if space_map._has(f.id)}
+    assert set(marked) >= {f.id for f in result.results if f.id in space_map.layout_data}
     pos = space_map.highlight_points.geometry.attributes["position"].array
     col = space_map.highlight_points.geometry.attributes["color"].array
     assert len(pos) == len(marked)
