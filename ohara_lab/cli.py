@@ -241,6 +241,8 @@ def query(text: str, atlas: str | None, show_tiers: bool, verbose: bool, as_json
 @_fail_cleanly
 def answer(question: str, atlas: str | None, cor: bool, agent: bool, as_json: bool) -> None:
     """Answer from the Principal tier with [n] citations, or say the evidence is insufficient."""
+    from .render import shorten  # noqa: PLC0415
+
     mode = "agent" if agent else "cor" if cor else "standard"
     with _open(atlas) as a:
         ans = a.answer(question, mode=mode)
@@ -250,6 +252,10 @@ def answer(question: str, atlas: str | None, cor: bool, agent: bool, as_json: bo
     click.echo(ans.text)
     for c in ans.citations:
         click.echo(f"[{c['ref']}] {c.get('title') or c['node_id']} ({c['document_id']}) score={c['score']:.3f}")
+        for span in c["spans"]:
+            click.echo(f"     {span['start']}-{span['end']}: \"{shorten(span['text'], 160)}\"")
+        for quote in c["unverified"]:
+            click.echo(f"     unverified: \"{shorten(quote, 160)}\" (not found in the cited text)")
 
 
 @main.command()

@@ -57,6 +57,12 @@ class Settings:
     gemini_timeout_s: float = _opt(60.0, "seconds before one Gemini request is abandoned")
     gemini_max_retries: int = _opt(4, "attempts per tier on 429/500/503 before giving up")
 
+    # --- LLM at ingest: its price, and paragraph questions ---------------------
+    llm_budget_usd: float | None = _opt(None, "most USD one ingest run may spend on LLM calls; what is left "
+                                              "is stored llm_pending for a later run (unset = no cap)")
+    answers_same: bool = _opt(False, "ingest asks the LLM 1-2 questions per paragraph of >=100 characters and "
+                                     "links paragraphs sharing one (ANSWERS_SAME; needs an LLM, offline skipped)")
+
     # --- retrieval: limits ---------------------------------------------------
     result_limit: int = _opt(20, "results returned by a query")
     depth: int = _opt(2, "structural traversal depth (phase 3)")

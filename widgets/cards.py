@@ -15,6 +15,7 @@ from ohara_lab.render import shorten
 from .html import chips, esc
 
 SNIPPET_CHARS = 420
+CONTEXT_CHARS = 160  # paragraph text shown on each side of a cited span
 PHASE_NAMES = {
     "fulltext": "BM25", "sumo": "SUMO", "entity_pivot": "entity", "cross_doc_edge": "cross-doc",
     "structural": "structure", "vector": "vector",
@@ -91,13 +92,51 @@ def explorer_card_html(rank: int, item: Any, document_title: str) -> str:
 
 
 def answer_html(answer: Any) -> str:
-    """The synthesised answer with its numbered citations (or the abstention it chose)."""
+    """The synthesised answer with its numbered citations (or the abstention it chose).
+
+    Each citation shows the cited paragraph around its supporting span(s), the span
+    marked; a citation whose quotes could not be found in the paragraph says so.
+    """
     cls = "ohara-notice" if getattr(answer, "insufficient", False) else "ohara-card"
-    cites = "".join(
-        f"<li>[{c.get('ref')}] <b>{esc(c.get('title'))}</b> {esc(c.get('section', ''))} — "
-        f"<span class=\"ohara-muted\">{esc(shorten(c.get('snippet', ''), 160))}</span></li>"
-        for c in getattr(answer, "citations", []) or [])
+    views = getattr(getattr(answer, "retrieval", None), "views", {}) or {}
+    cites = "".join(_citation_html(c, views.get(c.get("node_id"))) for c in getattr(answer, "citations", []) or [])
     by = esc(getattr(answer, "answered_by", ""))
     return (f'<div class="{cls}"><h4>Answer <span class="ohara-muted">({by})</span></h4>'
             f"<div>{esc(getattr(answer, 'text', answer))}</div>"
             + (f"<ol style=\"list-style:none;padding-left:0\">{cites}</ol>" if cites else "") + "</div>")
+
+
+def _citation_html(c: dict[str, Any], view: Any | None) -> str:
+    where = " › ".join(c.get("section_path") or []) or c.get("section", "")
+    page = f" · p. {c['page']}" if c.get("page") else ""
+    spans = c.get("spans") or []
+    content = view.content if view is not None else ""
+    if spans and content:
+        body = highlighted_html(content, spans)
+    else:
+        body = f'<span class="ohara-muted">{esc(shorten(c.get("snippet", ""), 160))}</span>'
+    flag = "" if c.get("verified") else '<span class="ohara-chip warn">unverified</span>'
+    unverified = "".join(f'<div class="ohara-muted">not found in the source: “{esc(shorten(q, 160))}”</div>'
+                         for q in c.get("unverified") or [])
+    return (f'<li data-node-id="{esc(c.get("node_id"))}">[{c.get("ref")}] <b>{esc(c.get("title"))}</b> '
+            f'<span class="ohara-muted">{esc(where)}{esc(page)}</span> {flag}'
+            f'<div class="ohara-quote">{body}</div>{unverified}</li>')
+
+
+def highlighted_html(content: str, spans: list[dict[str, Any]], context: int = CONTEXT_CHARS) -> str:
+    """`content` around its spans, escaped, each span in <mark>; cut text outside them is shown as …."""
+    spans = sorted(spans, key=lambda s: s["start"])
+    out, pos = [], max(0, spans[0]["start"] - context)
+    if pos > 0:
+        out.append("…")
+    for s in spans:
+        start, end = max(s["start"], pos), s["end"]
+        if start >= end:
+            continue
+        gap = content[pos:start]
+        out.append(esc(gap if len(gap) <= 2 * context else gap[:context] + " … " + gap[-context:]))
+        out.append(f'<mark class="ohara-span" title="characters {s["start"]}–{s["end"]}">{esc(content[start:end])}</mark>')
+        pos = end
+    tail = content[pos:pos + context]
+    out.append(esc(tail) + ("…" if pos + context < len(content) else ""))
+    return "".join(out)

@@ -21,6 +21,8 @@ STYLE = """<style>
 .ohara-notice{border-left:4px solid #cb4b16;background:#fff4ec;padding:4px 8px;margin:4px 0;font-size:12px}
 .ohara-outline{margin:2px 0;padding-left:0;list-style:none;font-size:12px}
 .ohara-outline li.current{font-weight:bold;color:#268bd2}
+.ohara-quote{margin:2px 0 4px 0;padding-left:6px;border-left:3px solid #d0d7de}
+.ohara-span{background:#fff1a8;padding:0 1px}
 .ohara-text{white-space:pre-wrap;font-size:12px;max-height:16em;overflow:auto;border-left:3px solid #d0d7de;padding-left:6px}
 </style>"""
 

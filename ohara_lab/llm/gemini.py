@@ -123,12 +123,13 @@ class GeminiProvider(BaseProvider):
         send_schema: bool = True,
         thinking_budget: int | None = None,
         use_cache: bool = True,
+        budget: Any = None,
     ):
         self.settings = settings
         self.model = settings.gemini_model
         self.name = f"gemini:{self.model}"
         cache = ReplyCache(cache_dir if cache_dir is not None else default_cache_dir(settings)) if use_cache else None
-        super().__init__(cache=cache, ledger=ledger, concurrency=settings.ingest_concurrency)
+        super().__init__(cache=cache, ledger=ledger, concurrency=settings.ingest_concurrency, budget=budget)
         if not tiers or any(t not in (FLEX, STANDARD) for t in tiers):
             raise ValueError(f"tiers must be drawn from {FLEX!r}, {STANDARD!r}; got {tiers!r}")
         self.tiers = tuple(tiers)

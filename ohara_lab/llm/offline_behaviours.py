@@ -175,14 +175,14 @@ _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
 
 
 def answer(v: dict[str, Any]) -> dict[str, Any]:
-    """Extractive answer: the passage sentences sharing most query terms, cited [n].
+    """Extractive answer: the passage sentences sharing most query terms, cited [n], each also given as a quote.
 
     Numbers in the question ("version 3") break ties between sentences sharing as many
     words, since the term filter drops tokens under three characters.
     """
     passages = v.get("passages") or []
     if not passages:
-        return {"answer": "No relevant documents found.", "cited": [], "insufficient": True}
+        return {"answer": "No relevant documents found.", "cited": [], "insufficient": True, "quotes": []}
     query = set(terms(v["question"]))
     numbers = set(_NUMBER.findall(v["question"]))
     scored = []
@@ -193,12 +193,15 @@ def answer(v: dict[str, Any]) -> dict[str, Any]:
             if overlap:
                 scored.append((-overlap, -len(numbers & set(_NUMBER.findall(sentence))), n, position, sentence))
     if not scored:
-        return {"answer": "The passages do not answer this question.", "cited": [], "insufficient": True}
+        return {"answer": "The passages do not answer this question.", "cited": [], "insufficient": True,
+                "quotes": []}
     best = sorted(scored)[:3]
     best.sort(key=lambda item: (item[2], item[3]))  # read in passage order
     text = " ".join(f"{_clip_chars(sentence, 400)} [{n}]" for _, _, n, _, sentence in best)
     cited = sorted({n for _, _, n, _, _ in best})
-    return {"answer": text, "cited": cited, "insufficient": False}
+    # The quoted sentences themselves, whole: what each citation points at in its passage.
+    quotes = [{"passage": n, "text": _clip_chars(sentence, 1000)} for _, _, n, _, sentence in best]
+    return {"answer": text, "cited": cited, "insufficient": False, "quotes": quotes}
 
 
 def describe_document(v: dict[str, Any]) -> dict[str, Any]:

@@ -71,10 +71,12 @@ class BaseProvider:
     name: str = "base"
     model: str = "base"
 
-    def __init__(self, *, cache: ReplyCache | None = None, ledger: UsageLedger | None = None, concurrency: int = 4):
+    def __init__(self, *, cache: ReplyCache | None = None, ledger: UsageLedger | None = None, concurrency: int = 4,
+                 budget: Any = None):
         self.cache = cache
         self.ledger = ledger if ledger is not None else UsageLedger()
         self.concurrency = max(1, concurrency)
+        self.budget = budget  # an `LLMBudget`: calls that would overrun it are refused, never sent
 
     # -- to implement -----------------------------------------------------------------
     def _produce(
@@ -101,7 +103,11 @@ class BaseProvider:
             if hit is not None:
                 self.ledger.record_hit(scope=scope)
                 return LLMReply(hit, TokenUsage(), True, self.model)
-        produced = self._produce(prompt, text, variables, scope, check)
+        if self.budget is None:
+            produced = self._produce(prompt, text, variables, scope, check)
+        else:
+            with self.budget.reserve(prompt.name, text):  # BudgetReached: nothing is sent
+                produced = self._produce(prompt, text, variables, scope, check)
         if use_cache:
             try:
                 self.cache.put(

@@ -12,8 +12,13 @@
    the question are quoted, each cited. Should Gemini fail, the offline answer is
    given and ``answered_by`` says so.
 4. Citation markers that name no passage are removed from the text; ``citations``
-   lists the passages the text cites (ref, node_id, document_id, title, section,
-   score, snippet), or those the reply's ``cited`` names when the text marks none.
+   lists the passages the text cites, or those the reply's ``cited`` names when the
+   text marks none. Each citation says where its node sits (``document_id``,
+   ``section_path``, ``page``) and which characters of the node's stored text support
+   it (``spans``, see `citations`): the reply's verbatim ``quotes`` for that passage
+   (else the answer sentences carrying its marker) aligned to the stored text. A
+   citation whose quotes cannot all be aligned has ``verified: false`` and lists them
+   under ``unverified``; it is never shown as proof.
 """
 from __future__ import annotations
 
@@ -25,6 +30,7 @@ from typing import Any
 from ..errors import LLMError
 from ..llm import OfflineProvider
 from ..llm.shared import provider_for
+from .citations import locate, table_prose
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +73,8 @@ def answer(atlas: Any, question: str, *, mode: str = "standard", session_history
     text, refs = _resolve_markers(data["answer"], len(passages))
     if not refs and not data["insufficient"]:  # a reply listing its sources without marking them inline
         refs = [n for n in dict.fromkeys(data.get("cited") or []) if 1 <= n <= len(passages)]
-    citations = [_citation(retrieval, n, chosen[n - 1]) for n in sorted(refs)]
+    quotes = _quotes_by_passage(data, text, len(passages))
+    citations = [_citation(retrieval, n, chosen[n - 1], quotes.get(n, [])) for n in sorted(refs)]
     return Answer(question, text, citations, retrieval, bool(data["insufficient"]), by, mode)
 
 
@@ -91,16 +98,6 @@ def _passage(retrieval: Any, node_id: str) -> str:
     return f"({view.document_title or view.document_id})\n{body[:PASSAGE_CHARS]}"
 
 
-def table_prose(markdown: str) -> str:
-    """A Markdown table as one sentence per row ("Header: cell; Header: cell."), so rows can be quoted."""
-    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in markdown.splitlines()
-            if line.strip().startswith("|") and not re.fullmatch(r"\|?[\s:|-]+\|?", line.strip())]
-    if len(rows) < 2:
-        return markdown
-    header = rows[0]
-    return " ".join("; ".join(f"{h}: {c}" if h else c for h, c in zip(header, row) if c) + "." for row in rows[1:])
-
-
 def _resolve_markers(text: str, n: int) -> tuple[str, list[int]]:
     """The text without markers naming no passage, and the passages it cites (in order of first use)."""
     cited: list[int] = []
@@ -116,8 +113,41 @@ def _resolve_markers(text: str, n: int) -> tuple[str, list[int]]:
     return _MARKER.sub(keep, text).strip(), cited
 
 
-def _citation(retrieval: Any, ref: int, fused: Any) -> dict[str, Any]:
+def _quotes_by_passage(data: dict[str, Any], text: str, n: int) -> dict[int, list[str]]:
+    """Candidate quotes per passage: the reply's own quotes, else the answer's claims citing it."""
+    quoted: dict[int, list[str]] = {}
+    for q in data.get("quotes") or []:
+        if 1 <= q["passage"] <= n and q["text"].strip():
+            quoted.setdefault(q["passage"], []).append(q["text"])
+    claims = _claims(text)
+    return {ref: quoted.get(ref) or claims.get(ref, []) for ref in range(1, n + 1)}
+
+
+def _claims(text: str) -> dict[int, list[str]]:
+    """The text before each [n] marker (back to the previous marker), per n; "A [1][2]" gives both "A"."""
+    out: dict[int, list[str]] = {}
+    start, claim = 0, ""
+    for m in _MARKER.finditer(text):
+        claim = text[start:m.start()].strip(" ,;:.") or claim
+        if claim:
+            out.setdefault(int(m.group(1)), []).append(claim)
+        start = m.end()
+    return out
+
+
+def _citation(retrieval: Any, ref: int, fused: Any, quotes: list[str]) -> dict[str, Any]:
     view = retrieval.views.get(fused.id)
+    content = view.content if view else ""
+    spans, unverified = [], []
+    for quote in dict.fromkeys(quotes):
+        found = locate(quote, content, table=bool(view and view.collection == "tables"))
+        spans += [s for s in found if s not in spans]
+        if not found:
+            unverified.append(quote)
+    spans.sort(key=lambda s: s.start)
     return {"ref": ref, "node_id": fused.id, "document_id": fused.document_id or (view.document_id if view else ""),
-            "title": view.document_title if view else "", "section": " › ".join(view.section_path) if view else "",
-            "score": round(fused.score, 6), "snippet": " ".join((view.content if view else "").split())[:200]}
+            "title": view.document_title if view else "", "section_path": list(view.section_path) if view else [],
+            "section": " › ".join(view.section_path) if view else "", "page": view.page if view else None,
+            "score": round(fused.score, 6), "snippet": " ".join(content.split())[:200],
+            "spans": [s.to_dict() for s in spans], "verified": bool(spans) and not unverified,
+            "unverified": unverified}

@@ -51,7 +51,7 @@ def test_answer_modes(atlas):
 def test_gemini_answer_keeps_only_citations_of_real_passages(corpus_path, gemini_server):
     def write(v, r):
         return {"answer": "It was published on 29 June 2007 [1], replacing version 2 [9].", "cited": [1, 9],
-                "insufficient": False}
+                "insufficient": False, "quotes": []}
 
     gemini_server.respond_with(faithful_model(answer=write))
     with gemini_atlas(corpus_path, gemini_server, llm_cache_dir=str(corpus_path / "answer_cache")) as atlas:
@@ -68,7 +68,8 @@ def test_gemini_answer_keeps_only_citations_of_real_passages(corpus_path, gemini
 
 def test_gemini_saying_insufficient_is_reported(corpus_path, gemini_server):
     gemini_server.respond_with(faithful_model(
-        answer=lambda v, r: {"answer": "The passages do not give the date.", "cited": [], "insufficient": True}))
+        answer=lambda v, r: {"answer": "The passages do not give the date.", "cited": [], "insufficient": True,
+                             "quotes": []}))
     with gemini_atlas(corpus_path, gemini_server, llm_cache_dir=str(corpus_path / "answer_cache2")) as atlas:
         ans = atlas.answer(QUESTION)
     assert ans.insufficient and ans.citations == [] and ans.text == "The passages do not give the date."

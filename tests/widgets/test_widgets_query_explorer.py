@@ -138,3 +138,32 @@ def test_advanced_modes_either_work_or_say_why(atlas, query_text, mode) -> None:
     assert result is not None
     if explorer.notice.value:
         assert "unavailable" in explorer.notice.value
+
+
+def test_the_answer_panel_marks_each_cited_span_inside_its_paragraph(atlas) -> None:
+    import html
+
+    explorer = QueryExplorer(atlas)
+    explorer.run("When was GPL version 3 published?", answer=True)
+    assert explorer.notice.value == ""
+    panel = explorer.answer_panel.value
+    citations = explorer.answer.citations
+    assert citations and all(c["verified"] for c in citations)
+    marks = [html.unescape(m.split(">", 1)[1]) for m in panel.split('<mark class="ohara-span"')[1:]]
+    marks = [m.split("</mark>", 1)[0] for m in marks]
+    assert marks == [s["text"] for c in citations for s in sorted(c["spans"], key=lambda s: s["start"])]
+    assert "unverified" not in panel
+
+
+def test_an_unverified_citation_is_labelled_not_marked() -> None:
+    from types import SimpleNamespace
+
+    from ohara_lab.widgets.cards import answer_html
+
+    view = SimpleNamespace(content="Version 3 was published on 29 June 2007.")
+    citation = {"ref": 1, "node_id": "paragraphs/x", "title": "GPL", "section_path": ["Preamble"], "page": 2,
+                "snippet": view.content, "spans": [], "verified": False, "unverified": ["It came out in 1850."]}
+    ans = SimpleNamespace(text="It came out in 1850 [1].", citations=[citation], answered_by="gemini",
+                          insufficient=False, retrieval=SimpleNamespace(views={"paragraphs/x": view}))
+    panel = answer_html(ans)
+    assert "<mark" not in panel and "unverified" in panel and "It came out in 1850." in panel
