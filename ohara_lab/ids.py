@@ -76,6 +76,12 @@ def norm_key(text: str) -> str:
     return key or slugify(text)
 
 
+def question_key(text: str) -> str:
+    """A question normalised as spec §2.13 says: lower-case, only [a-z0-9 ], runs of spaces collapsed."""
+    kept = re.sub(r"[^a-z0-9 ]+", "", _ascii_fold(text).lower().replace("\t", " ").replace("\n", " "))
+    return " ".join(kept.split())
+
+
 def wiki_slug(text: str) -> str:
     """Slug for wiki file names: lowercase, spaces to '-', non-word dropped, '--' collapsed."""
     s = _ascii_fold(text).strip().lower().replace(" ", "-")

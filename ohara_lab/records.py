@@ -27,7 +27,7 @@ PARTS = ("front_matter", "body_matter", "back_matter")
 # Edge relations. The first seven are the paper's core relations.
 RELATIONS = (
     "HAS_CHILD", "NEXT_SIBLING", "BELONGS_TO", "MENTIONS", "RELATED_TO", "SIMILAR_TO", "TOC_REF",
-    "NEXT_PARA", "ADJACENT_TO", "CONTRADICTS", "PRECEDES",
+    "NEXT_PARA", "ADJACENT_TO", "CONTRADICTS", "PRECEDES", "ANSWERS_SAME",
 )
 
 
@@ -218,13 +218,23 @@ class Edge(Record):
 
 
 @dataclass
+class Question(Record):
+    """A short question a paragraph answers (spec §2.13 ANSWERS_SAME); `norm` is what paragraphs share."""
+
+    node_id: str
+    text: str
+    norm: str
+
+
+@dataclass
 class DocumentGraph(Record):
     """Everything one document contributes to the atlas, written in one transaction.
 
     `entities` holds the entities its nodes mention (merged into the atlas by
     slug/norm_key on write); `edges` holds only edges internal to the document
-    (structure, MENTIONS, TOC_REF). RELATED_TO counts and SIMILAR_TO links are
-    derived by the store inside the same transaction.
+    (structure, MENTIONS, TOC_REF). RELATED_TO counts, SIMILAR_TO links and the
+    ANSWERS_SAME edges of shared `questions` are derived by the store inside the same
+    transaction.
     """
 
     document: Document
@@ -235,6 +245,7 @@ class DocumentGraph(Record):
     edges: list[Edge] = field(default_factory=list)
     vectors: dict[str, Any] = field(default_factory=dict)  # node id -> float32 vector
     vector_model: str | None = None
+    questions: list[Question] = field(default_factory=list)  # ANSWERS_SAME: the store links shared ones
 
     def node_ids(self) -> list[str]:
         ids = [self.document.id]

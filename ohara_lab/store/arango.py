@@ -275,6 +275,17 @@ class ArangoStore(ArangoSearchMixin):
                 "SORT e.seq, e._key RETURN [e._from, e._to, e.relation, e.attrs]"
         return [Edge(f, t, r, a or {}) for f, t, r, a in rows(self.db, query, bind)]
 
+    def answers_same(self, ids: Iterable[str]) -> list[common.SharedQuestion]:
+        """Paragraphs linked by ANSWERS_SAME from `ids`, with the shared question (by seed, then target id)."""
+        found = rows(self.db, """
+            FOR e IN edges FILTER e._from IN @ids AND e.relation == "ANSWERS_SAME"
+              LET p = DOCUMENT(e._to)
+              FILTER p != null
+              SORT e._from, e._to
+              RETURN [e._from, e._to, p.document_id, e.attrs.shared_query, e.attrs.shared_query_norm]""",
+                     {"ids": sorted(set(ids))})
+        return [common.SharedQuestion(s, t, d, q or "", n or "") for s, t, d, q, n in found]
+
     # ------------------------------------------------------------------ feedback
     def add_feedback(self, query: str, query_hash: str, node_id: str, rank: int | None, signal: str) -> None:
         if signal not in ("positive", "negative"):

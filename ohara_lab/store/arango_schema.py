@@ -18,11 +18,12 @@ from ..errors import StoreError
 NODE_COLLECTIONS = ("documents", "sections", "paragraphs", "tables", "entities")
 EDGES = "edges"
 # Side collections: what SQLite keeps in side tables, so every primitive is one indexed AQL query.
-SIDE_COLLECTIONS = ("entity_names", "node_tags", "node_entities", "cooccur", "vectors", "meta", "feedback")
+SIDE_COLLECTIONS = ("entity_names", "node_tags", "node_entities", "node_questions", "cooccur", "vectors", "meta",
+                    "feedback")
 DOCUMENT_COLLECTIONS = NODE_COLLECTIONS + SIDE_COLLECTIONS
 # Everything a document write or delete may touch (taken exclusively: one writer at a time, like SQLite).
-WRITE_COLLECTIONS = NODE_COLLECTIONS + (EDGES, "entity_names", "node_tags", "node_entities", "cooccur",
-                                        "vectors", "meta")
+WRITE_COLLECTIONS = NODE_COLLECTIONS + (EDGES, "entity_names", "node_tags", "node_entities", "node_questions",
+                                        "cooccur", "vectors", "meta")
 
 VIEW = "ohara_search"
 TEXT_FIELDS = {"paragraphs": "content", "sections": "title", "tables": "markdown_representation"}
@@ -63,6 +64,8 @@ INDEXES: tuple[tuple[str, tuple[str, ...], bool, bool], ...] = (
     ("node_entities", ("slug", "document_id"), False, False),
     ("node_entities", ("document_id",), False, False),
     ("node_entities", ("node_id", "type"), False, False),
+    ("node_questions", ("norm",), False, False),
+    ("node_questions", ("document_id",), False, False),
     ("cooccur", ("a", "b"), False, False),
     ("cooccur", ("document_id",), False, False),
     ("vectors", ("node_id", "model"), True, False),

@@ -55,6 +55,7 @@ class WriteSteps:
         self._upsert_entities(graph.entities)
         self.insert_edges(graph.edges, doc.id)
         self._insert_side_rows(graph)
+        self._link_questions(graph)
         pairs = self._insert_cooccurrence(graph)
         self.refresh_related(pairs)
         self.refresh_entities({e.slug for e in graph.entities})
@@ -147,6 +148,22 @@ class WriteSteps:
         self._insert("node_tags", [{"node_id": nid, "document_id": doc, "tag": tag} for nid, tag in common.tag_rows(g)])
         self._insert("node_entities", [{"node_id": nid, "document_id": doc, "slug": slug, "type": kind}
                                        for nid, slug, kind in common.mention_rows(g)])
+
+    def _link_questions(self, g: DocumentGraph) -> None:
+        """Store the document's questions; ANSWERS_SAME both ways with every paragraph sharing one."""
+        doc = g.document.id
+        found = common.question_rows(g)
+        if not found:
+            return
+        self._insert("node_questions", [{"node_id": nid, "document_id": doc, "norm": norm, "question": text}
+                                        for nid, norm, text in found])
+        pairs = rows(self.db, """
+            FOR a IN node_questions FILTER a.document_id == @doc
+              FOR b IN node_questions FILTER b.norm == a.norm AND b.node_id != a.node_id
+              SORT a.norm, a.node_id, b.node_id
+              RETURN [a.node_id, b.node_id, a.norm, a.question, b.question]""", {"doc": doc})
+        both = [(a, b, norm, qa) for a, b, norm, qa, _ in pairs] + [(b, a, norm, qb) for a, b, norm, _, qb in pairs]
+        self.insert_edges(common.answers_same_edges(both), doc)
 
     def _insert_cooccurrence(self, g: DocumentGraph) -> set[tuple[str, str]]:
         pairs = common.cooccurrence(g)
@@ -254,7 +271,8 @@ class WriteSteps:
             LET incoming = (FOR gid IN @gone FOR e IN edges FILTER e._to == gid RETURN e)
             FOR e IN UNION_DISTINCT(owned, outgoing, incoming)
               REMOVE e IN edges""", {"doc": doc_id, "gone": gone})
-        for collection in ("sections", "paragraphs", "tables", "node_tags", "node_entities", "cooccur", "vectors"):
+        for collection in ("sections", "paragraphs", "tables", "node_tags", "node_entities", "node_questions", "cooccur",
+                           "vectors"):
             rows(self.db, "FOR n IN @@coll FILTER n.document_id == @doc REMOVE n IN @@coll",
                  {"@coll": collection, "doc": doc_id})
         rows(self.db, "REMOVE @key IN documents", {"key": key})

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import calendar
 from collections import Counter
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from itertools import combinations
 from typing import Any, Iterable, TypeVar
 
 from ..ids import norm_key
-from ..records import Document, DocumentGraph, Entity
+from ..records import Document, DocumentGraph, Edge, Entity
 
 # An entity mentioned by more than this many entities in one paragraph adds no
 # useful co-occurrence signal and would cost O(n^2) RELATED_TO pairs.
@@ -131,3 +131,38 @@ def date_span(doc: Document) -> tuple[str | None, str | None]:
             lows.append(lo)
             highs.append(hi)
     return (min(lows), max(highs)) if lows else (None, None)
+
+
+ANSWERS_SAME = "ANSWERS_SAME"
+
+
+@dataclass
+class SharedQuestion:
+    """A paragraph linked by ANSWERS_SAME to `seed`, and the question both answer.
+
+    (Meant for `store/protocol.py` beside TagHit and EntityHit.)
+    """
+
+    seed: str
+    id: str
+    document_id: str
+    question: str  # the seed's wording of the shared question
+    question_norm: str
+
+
+def question_rows(graph: DocumentGraph) -> list[tuple[str, str, str]]:
+    """(node id, normalised question, question text) of a document's questions, each (node, norm) once."""
+    rows: dict[tuple[str, str], str] = {}
+    for q in graph.questions:
+        if q.norm:
+            rows.setdefault((q.node_id, q.norm), q.text)
+    return [(nid, norm, text) for (nid, norm), text in rows.items()]
+
+
+def answers_same_edges(pairs: Iterable[tuple[str, str, str, str]]) -> list[Edge]:
+    """ANSWERS_SAME a->b for each (a, b, norm, a's wording); a pair sharing several questions keeps the first."""
+    out: dict[tuple[str, str], Edge] = {}
+    for a, b, norm, text in pairs:
+        if a != b:
+            out.setdefault((a, b), Edge(a, b, ANSWERS_SAME, {"shared_query": text, "shared_query_norm": norm}))
+    return list(out.values())

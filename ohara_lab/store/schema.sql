@@ -110,6 +110,18 @@ CREATE TABLE IF NOT EXISTS node_entities (
 CREATE INDEX IF NOT EXISTS node_entities_slug ON node_entities(slug, document_id);
 CREATE INDEX IF NOT EXISTS node_entities_doc ON node_entities(document_id);
 
+-- Questions a paragraph answers (spec §2.13): paragraphs sharing a normalised question get
+-- ANSWERS_SAME edges both ways, written with the document that brings the second one.
+CREATE TABLE IF NOT EXISTS node_questions (
+    node_id     TEXT NOT NULL,
+    document_id TEXT NOT NULL,
+    norm        TEXT NOT NULL,
+    question    TEXT NOT NULL,
+    PRIMARY KEY (node_id, norm)
+);
+CREATE INDEX IF NOT EXISTS node_questions_norm ON node_questions(norm);
+CREATE INDEX IF NOT EXISTS node_questions_doc ON node_questions(document_id);
+
 -- Per-document entity co-occurrence; RELATED_TO counts are their sums.
 CREATE TABLE IF NOT EXISTS cooccur (
     document_id TEXT NOT NULL,

@@ -123,6 +123,7 @@ class SqliteStore(SqliteSearchMixin):
             self._upsert_entities(graph.entities)
             self._insert_edges(graph.edges, graph.document.id)
             self._insert_side_tables(graph)
+            self._link_questions(graph)
             pairs = self._insert_cooccurrence(graph)
             self._refresh_related(pairs)
             self._refresh_entities({e.slug for e in graph.entities})
@@ -204,6 +205,21 @@ class SqliteStore(SqliteSearchMixin):
         rows += [(t.markdown_representation, t.id, "tables", doc) for t in g.tables]
         self.conn.executemany("INSERT INTO fts(text, node_id, collection, document_id) VALUES (?,?,?,?)", rows)
 
+    def _link_questions(self, g: DocumentGraph) -> None:
+        """Store the document's questions; ANSWERS_SAME both ways with every paragraph sharing one."""
+        doc = g.document.id
+        rows = common.question_rows(g)
+        if not rows:
+            return
+        self.conn.executemany("INSERT OR IGNORE INTO node_questions(node_id, document_id, norm, question)"
+                              " VALUES (?,?,?,?)", [(nid, doc, norm, text) for nid, norm, text in rows])
+        pairs = self.conn.execute(
+            "SELECT a.node_id, b.node_id, a.norm, a.question, b.question FROM node_questions a"
+            " JOIN node_questions b ON b.norm = a.norm AND b.node_id != a.node_id"
+            " WHERE a.document_id = ? ORDER BY a.norm, a.node_id, b.node_id", (doc,)).fetchall()
+        both = [(a, b, norm, qa) for a, b, norm, qa, _ in pairs] + [(b, a, norm, qb) for a, b, norm, _, qb in pairs]
+        self._insert_edges(common.answers_same_edges(both), doc)
+
     def _insert_cooccurrence(self, g: DocumentGraph) -> set[tuple[str, str]]:
         pairs = common.cooccurrence(g)
         self.conn.executemany("INSERT INTO cooccur(document_id, a, b, n) VALUES (?,?,?,?)",
@@ -275,7 +291,8 @@ class SqliteStore(SqliteSearchMixin):
         c.execute("DELETE FROM edges WHERE document_id=?", (doc_id,))
         c.execute("DELETE FROM edges WHERE from_id IN (SELECT id FROM _gone)")
         c.execute("DELETE FROM edges WHERE to_id IN (SELECT id FROM _gone)")
-        for table in ("sections", "paragraphs", "tables", "node_tags", "node_entities", "cooccur", "vectors"):
+        for table in ("sections", "paragraphs", "tables", "node_tags", "node_entities", "node_questions", "cooccur",
+                      "vectors"):
             c.execute(f"DELETE FROM {table} WHERE document_id=?", (doc_id,))
         c.execute("DELETE FROM fts WHERE document_id=?", (doc_id,))
         c.execute("DELETE FROM documents WHERE id=?", (doc_id,))
@@ -461,6 +478,19 @@ class SqliteStore(SqliteSearchMixin):
                                        # "+relation": look up by node, never scan the whole relation
                                        f" AND +relation = ? GROUP BY {column}", [*chunk, relation]):
                     out[node] = out.get(node, 0) + n
+        return out
+
+    def answers_same(self, ids: Iterable[str]) -> list[common.SharedQuestion]:
+        """Paragraphs linked by ANSWERS_SAME from `ids`, with the shared question (by seed, then target id)."""
+        out: list[common.SharedQuestion] = []
+        for chunk in _chunks(sorted(set(ids)), 900):
+            marks = ",".join("?" * len(chunk))
+            for seed, target, doc, attrs in self._q(
+                    f"SELECT e.from_id, e.to_id, p.document_id, e.attrs FROM edges e JOIN paragraphs p ON p.id = e.to_id"
+                    f" WHERE e.from_id IN ({marks}) AND e.relation = 'ANSWERS_SAME' ORDER BY e.from_id, e.to_id", chunk):
+                a = json.loads(attrs)
+                out.append(common.SharedQuestion(seed, target, doc, a.get("shared_query", ""),
+                                                 a.get("shared_query_norm", "")))
         return out
 
     # ------------------------------------------------------------------ feedback

@@ -276,3 +276,35 @@ def test_relation_degrees(store):
     store.write_document(make_graph("a1", [("Alice Bob.", [], ["Alice", "Bob"]), ("Alice Carol.", [], ["Alice", "Carol"])]))
     deg = store.relation_degrees(["entities/alice", "entities/bob", "entities/nobody"], "RELATED_TO")
     assert deg == {"entities/alice": 2, "entities/bob": 1}
+
+
+def _asked(graph, questions):
+    """`graph` with (paragraph position, question) pairs attached as its ANSWERS_SAME questions."""
+    from ohara_lab.ids import question_key
+    from ohara_lab.records import Question
+
+    graph.questions = [Question(graph.paragraphs[i].id, q, question_key(q)) for i, q in questions]
+    return graph
+
+
+def test_shared_questions_link_paragraphs_both_ways(store):
+    a1, a3, b2 = "paragraphs/a1-00002", "paragraphs/a1-00003", "paragraphs/b2-00002"
+    store.write_document(_asked(make_graph("a1", [("GPL 3 came out in 2007.", [], []), ("Other text.", [], [])]),
+                                [(0, "When was GPL 3 published?"), (1, "What else?")]))
+    assert store.edges(relations=["ANSWERS_SAME"]) == []  # nothing shares a question yet
+    second = lambda: _asked(make_graph("b2", [("Version 3 appeared on 29 June 2007.", [], [])]),  # noqa: E731
+                            [(0, "when was GPL 3  published"), (0, "Who published it?")])
+    store.write_document(second())
+    edges = {(e.from_id, e.to_id): e.attrs for e in store.edges(relations=["ANSWERS_SAME"])}
+    assert edges == {(a1, b2): {"shared_query": "When was GPL 3 published?", "shared_query_norm": "when was gpl 3 published"},
+                     (b2, a1): {"shared_query": "when was GPL 3  published", "shared_query_norm": "when was gpl 3 published"}}
+    hits = store.answers_same([a1, a3])
+    assert [(h.seed, h.id, h.document_id, h.question, h.question_norm) for h in hits] == \
+        [(a1, b2, "documents/b2", "When was GPL 3 published?", "when was gpl 3 published")]
+    store.write_document(second(), replaces=["documents/b2"])  # a rebuild neither duplicates nor loses links
+    assert len(store.edges(relations=["ANSWERS_SAME"])) == 2
+    assert _sound(store) == []
+    store.delete_document("documents/b2")
+    assert store.edges(relations=["ANSWERS_SAME"]) == [] and store.answers_same([a1]) == []
+    store.write_document(second())  # a1's questions outlived b2: the link comes back
+    assert {h.id for h in store.answers_same([a1])} == {b2}
