@@ -79,7 +79,7 @@ class Atlas:
             paths = [paths]
         report = self.ingestor.ingest(paths, force=force, progress=progress, on_outcome=on_outcome)
         self._after_write()
-        return report
+        return self._with_llm_notes(report)
 
     def ingest_text(self, text: str, *, title: str, source_id: str, metadata: dict[str, Any] | None = None,
                     force: bool = False) -> FileOutcome:
@@ -96,7 +96,25 @@ class Atlas:
         items = [i if isinstance(i, TextItem) else TextItem(**i) for i in items]
         report = self.ingestor.ingest_texts(items, force=force, progress=progress, batch_size=batch_size)
         self._after_write()
+        return self._with_llm_notes(report)
+
+    def _with_llm_notes(self, report: IngestReport) -> IngestReport:
+        """Say what the run's LLM budget left pending, and which LLM steps offline ingest skipped."""
+        from .llm.ingest_notes import llm_notes  # noqa: PLC0415
+
+        report.llm_budget, report.notes = llm_notes(self.ingestor, self.settings, report.notes)
         return report
+
+    def estimate_ingest(self, paths: str | Path | Iterable[str | Path], *, force: bool = False) -> Any:
+        """What ingesting `paths` would send to the LLM and cost, per file and in total; sends nothing.
+
+        Chunking and prompts are those of a real run; see `ohara_lab.llm.estimate`.
+        """
+        from .llm.estimate import estimate_ingest  # noqa: PLC0415
+
+        if isinstance(paths, (str, Path)):
+            paths = [paths]
+        return estimate_ingest(self.store, self.settings, paths, force=force)
 
     def remove(self, document_ids: Iterable[str]) -> int:
         """Delete documents with their nodes and edges; returns how many existed."""

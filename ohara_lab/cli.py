@@ -56,9 +56,14 @@ def main() -> None:
 @click.option("--atlas", help=ATLAS_HELP)
 @click.option("--force", is_flag=True, help="rebuild documents that are already ingested")
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
+@click.option("--dry-run", is_flag=True, help="send nothing: print the LLM requests, tokens and price a real run "
+                                              "would have, per file and in total")
 @_fail_cleanly
-def ingest(paths: tuple[Path, ...], atlas: str | None, force: bool, as_json: bool) -> None:
+def ingest(paths: tuple[Path, ...], atlas: str | None, force: bool, as_json: bool, dry_run: bool) -> None:
     """Ingest files and directories (recursively) into the atlas."""
+    if dry_run:
+        _estimate(paths, atlas, force, as_json)
+        return
     with _open(atlas) as a:
         def line(o: Any) -> None:
             if not as_json:
@@ -69,10 +74,25 @@ def ingest(paths: tuple[Path, ...], atlas: str | None, force: bool, as_json: boo
 
         report = a.ingest(list(paths), force=force, progress=not as_json, on_outcome=line)
         if as_json:
-            _print_json({"outcomes": [o.to_dict() for o in report.outcomes], "counts": report.counts()})
+            _print_json({"outcomes": [o.to_dict() for o in report.outcomes], "counts": report.counts(),
+                         "notes": report.notes, "llm_budget": report.llm_budget})
         else:
             click.echo(", ".join(f"{n} {k}" for k, n in sorted(report.counts().items())) or "nothing to ingest")
+            for note in report.notes:
+                click.echo(note, err=True)
     sys.exit(0 if report.ok else 1)
+
+
+def _estimate(paths: tuple[Path, ...], atlas: str | None, force: bool, as_json: bool) -> None:
+    from .render import render_estimate  # noqa: PLC0415
+
+    with _open(atlas) as a:
+        estimate = a.estimate_ingest(list(paths), force=force)
+    if as_json:
+        _print_json(estimate.to_dict())
+    else:
+        click.echo(render_estimate(estimate))
+    sys.exit(0 if estimate.ok else 1)
 
 
 @main.command()

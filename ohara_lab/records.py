@@ -273,6 +273,8 @@ class FileOutcome(Record):
 @dataclass
 class IngestReport(Record):
     outcomes: list[FileOutcome] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the run left undone and why (budget, skipped steps)
+    llm_budget: dict[str, Any] | None = None  # OHARA_LLM_BUDGET_USD: budget, spent, refused calls, reached
 
     @property
     def failed(self) -> list[FileOutcome]:

@@ -74,3 +74,28 @@ def render_tiers(result: Any) -> str:
     for gap in t.knowledge_gaps[:5]:
         lines.append(f"  ? knowledge gap: {gap['entity_name']} — {gap['hint']}")
     return "\n".join(lines)
+
+
+def render_estimate(estimate: Any) -> str:
+    """`ohara ingest --dry-run`: one line per file, then the total and how tokens were counted."""
+    def line(name: str, t: dict[str, Any]) -> str:
+        price = lambda v: "unknown" if v is None else f"${v:.4f}"  # noqa: E731
+        return (f"{name}: {t['requests']} request(s), ~{t['input_tokens']:,} input + ~{t['output_tokens']:,} output "
+                f"tokens, {price(t['cost_flex_usd'])} flex / {price(t['cost_standard_usd'])} standard, "
+                f"{t['cache_hits']} cache hit(s)")
+
+    lines = []
+    for f in estimate.files:
+        if f.status in ("failed", "skipped"):
+            lines.append(f"{f.status:<9} {f.path}: {f.reason}")
+        else:
+            lines.append(line(f"{f.status:<9} {f.path}", f.totals()))
+    total = estimate.totals()
+    lines.append(line(f"total ({estimate.model})", total))
+    if total["by_prompt"]:
+        lines.append("  by prompt: " + ", ".join(f"{k} {v}" for k, v in sorted(total["by_prompt"].items())))
+    lines.append(f"  tokens counted with {'google-genai local tokenizer' if estimate.tokenizer == 'local' else 'chars/4 (no local tokenizer model cached; Google: ~4 characters per token)'}; "
+                 "nothing was sent")
+    if estimate.provider_note:
+        lines.append(f"  note: {estimate.provider_note}")
+    return "\n".join(lines)

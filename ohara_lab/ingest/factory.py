@@ -11,8 +11,8 @@ def make_ingestor(store: GraphStore, settings: Settings) -> Ingestor:
     llm = _llm_hooks(store, settings)
     if llm is None:
         return Ingestor(store, settings)
-    structurer, name, on_document = llm
-    return Ingestor(store, settings, structurer=structurer, structurer_name=name, on_document=on_document)
+    return Ingestor(store, settings, structurer=llm.structurer, structurer_name=llm.name, on_document=llm.on_document,
+                    before_write=llm.before_write, budget=llm.budget)
 
 
 def _llm_hooks(store: GraphStore, settings: Settings):  # type: ignore[no-untyped-def]

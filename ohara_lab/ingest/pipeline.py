@@ -69,6 +69,8 @@ class Ingestor:
     structurer: Structurer = offline_structurer
     structurer_name: str = "offline"
     on_document: Callable[[DocumentGraph], None] | None = None  # e.g. LLM edge enrichment after the write
+    before_write: Callable[[DocumentGraph], None] | None = None  # e.g. LLM paragraph questions (ANSWERS_SAME)
+    budget: Any = None  # the run's `LLMBudget`, when OHARA_LLM_BUDGET_USD caps it
     extra_meta: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
@@ -115,7 +117,7 @@ class Ingestor:
                     raise IngestError(path, "no such file")
                 file_hash = sha256_file(path) if path.is_file() else ""
             origin = str(path.resolve())
-            plan = self._plan(file_hash, origin, force)
+            plan = self.plan(file_hash, origin, force)
             if plan.status == "skipped":
                 return FileOutcome(str(path), "skipped", plan.existing, "unchanged since last ingest")
             with timer.stage("parse"):
@@ -139,7 +141,7 @@ class Ingestor:
         timer = Timer()
         file_hash = sha256_text(f"{source_id}\n{text}")
         try:
-            plan = self._plan(file_hash, source_id, force)
+            plan = self.plan(file_hash, source_id, force)
             if plan.status == "skipped":
                 return FileOutcome(source_id, "skipped", plan.existing, "unchanged since last ingest")
             parsed = ParsedDocument(path=source_id, markdown=text, parser="text", title=title,
@@ -185,7 +187,7 @@ class Ingestor:
             timer = Timer()
             file_hash = sha256_text(f"{item.source_id}\n{item.text}")
             try:
-                plan = self._plan(file_hash, item.source_id, force)
+                plan = self.plan(file_hash, item.source_id, force)
                 if plan.status == "skipped":
                     outcomes[i] = FileOutcome(item.source_id, "skipped", plan.existing, "unchanged since last ingest")
                     continue
@@ -210,7 +212,8 @@ class Ingestor:
         return [outcomes[i] for i in range(len(batch))]
 
     # ------------------------------------------------------------------ steps
-    def _plan(self, file_hash: str, origin: str, force: bool) -> "_Plan":
+    def plan(self, file_hash: str, origin: str, force: bool) -> "_Plan":
+        """What ingesting a file with this hash from `origin` would do: skip, complete, replace or ingest."""
         same = self.store.find_documents(file_hash=file_hash)
         if same and not force and all(d.ingestion_status == "complete" for d in same):
             return _Plan("skipped", [], same[0].id)
@@ -315,6 +318,9 @@ class Ingestor:
         graph.vector_model = embedder.model
 
     def _write(self, graph: DocumentGraph, replaces: list[str], timer: Timer) -> None:
+        if self.before_write is not None:
+            with timer.stage("llm_questions"):
+                self.before_write(graph)
         base = make_linker(self.settings.similarity_threshold)
 
         def timed_linker(g: DocumentGraph, ctx: Any) -> list[Edge]:

@@ -69,7 +69,7 @@ class EdgeEnricher:
         if not edges:
             return EnrichOutcome(added=[])
         docs = self._documents({e.from_id for e in edges} | {e.to_id for e in edges})
-        payloads = [self._payload(e, docs) for e in edges]
+        payloads = [self.payload(e, docs) for e in edges]
         replies = self.provider.generate_many([("enrich_cross_doc_edge", p) for p in payloads], self.concurrency,
                                               scope=scope)
         updates: list[Edge] = []
@@ -109,7 +109,8 @@ class EdgeEnricher:
                 out[doc_id] = doc
         return out
 
-    def _payload(self, edge: Edge, docs: dict[str, Document]) -> dict[str, Any]:
+    def payload(self, edge: Edge, docs: dict[str, Document]) -> dict[str, Any]:
+        """`enrich_cross_doc_edge` variables for one edge (spec §2.10-6)."""
         slugs = list(edge.attrs.get("shared_entity_keys") or [])[:MAX_SHARED]
         names = {e.slug: e.name for e in self.store.get_entities(slugs)} if slugs else {}
         return {"doc_a": self._doc_view(edge.from_id, docs), "doc_b": self._doc_view(edge.to_id, docs),

@@ -1,8 +1,7 @@
 """LLM structuring at ingest: the hooks `ohara_lab.ingest.factory` asks for.
 
 `llm_ingest_hooks(store, settings)` returns None when the provider is offline (the
-pipeline keeps its offline structurer), else ``(structurer, "gemini:<model>",
-on_document)``:
+pipeline keeps its offline structurer), else an `LLMIngestHooks`:
 
 * the structurer sends every chunk to ``ingest_document`` (``generate_many``,
   ``settings.ingest_concurrency`` at a time), with a 2-3 sentence document context
@@ -12,13 +11,19 @@ on_document)``:
 * a chunk given up on becomes one ``llm_pending`` Paragraph holding the chunk's
   whole text, so no text is lost, the document is ``partial``, and the next run
   rebuilds it (good chunks then come from the reply cache);
+* with ``OHARA_ANSWERS_SAME``, ``before_write(graph)`` asks the questions each
+  paragraph answers (`questions`); the store links paragraphs sharing one;
 * ``on_document(graph)`` runs after the write: it enriches the document's
   SIMILAR_TO edges (`enrich`) and books the build's token usage on the document
   and on the atlas (`accounting`).
+
+With ``OHARA_LLM_BUDGET_USD`` every call of the run goes through one `budget.LLMBudget`:
+a call that would overrun it is not sent, and its work is left pending as above.
 """
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import LLMError
@@ -27,27 +32,44 @@ from ..records import Chunk, DocumentGraph
 from ..settings import Settings
 from . import get_provider
 from .accounting import UsageBook, add_to_atlas
+from .budget import LLMBudget
 from .enrich import EdgeEnricher
 from .fidelity import chunk_check
 from .provider import LLMProvider
+from .questions import ParagraphQuestioner
+from .usage import UsageLedger
 
 log = logging.getLogger(__name__)
 
 CONTEXT_MIN_CHARS = 8000  # spec §2.6: context for multi-chunk documents of at least this size
 CONTEXT_SOURCE_CHARS = 3000
 
-Hooks = tuple[Callable[[list, str, str], list[ChunkNodes]], str, Callable[[DocumentGraph], None]]
 
 
-def llm_ingest_hooks(store: Any, settings: Settings, **provider_options: Any) -> Hooks | None:
-    """None offline; else (structurer, provider name, on_document) for `Ingestor`."""
-    provider = get_provider(settings, **provider_options)
+@dataclass
+class LLMIngestHooks:
+    """What an LLM provider adds to `Ingestor` (see the module docstring)."""
+
+    structurer: Callable[[list, str, str], list[ChunkNodes]]
+    name: str  # e.g. "gemini:gemini-2.5-flash-lite"
+    on_document: Callable[[DocumentGraph], None]
+    before_write: Callable[[DocumentGraph], None] | None = None
+    budget: LLMBudget | None = None
+
+
+def llm_ingest_hooks(store: Any, settings: Settings, **provider_options: Any) -> LLMIngestHooks | None:
+    """None offline; else the structurer, provider name, before/after-write steps and budget for `Ingestor`."""
+    ledger = provider_options.pop("ledger", None) or UsageLedger()
+    budget = LLMBudget(settings.llm_budget_usd, ledger, settings.gemini_model) \
+        if settings.llm_budget_usd is not None else None
+    provider = get_provider(settings, ledger=ledger, budget=budget, **provider_options)
     if provider.name == "offline":
         return None
     book = UsageBook(provider.ledger)
     structurer = LLMStructurer(provider, book, settings.ingest_concurrency)
     finisher = DocumentFinisher(provider, book, store, settings.ingest_concurrency)
-    return structurer, provider.name, finisher
+    questioner = ParagraphQuestioner(provider, book, settings.ingest_concurrency) if settings.answers_same else None
+    return LLMIngestHooks(structurer, provider.name, finisher, questioner, budget)
 
 
 def pending_chunk(chunk: Chunk, error: str) -> ChunkNodes:

@@ -258,6 +258,21 @@ def judge_answer(v: dict[str, Any]) -> dict[str, Any]:
     return {"correct": bool(a and g and (a == g or (len(g) > 3 and g in a) or (len(a) > 2 and a in g)))}
 
 
+def paragraph_questions(v: dict[str, Any]) -> dict[str, Any]:
+    """"what about <a> <b>": the paragraph's two most frequent content terms (ties alphabetical), so
+    paragraphs about the same two things share a question. A stand-in for the model, not a question
+    generator: offline ingest asks no questions and writes no ANSWERS_SAME edge."""
+    out = []
+    for n, paragraph in enumerate(v.get("paragraphs") or [], 1):
+        counts: dict[str, int] = {}
+        for term in terms(paragraph):
+            counts[term] = counts.get(term, 0) + 1
+        top = sorted(counts, key=lambda t: (-counts[t], t))[:2]
+        if top:
+            out.append({"paragraph": n, "questions": [_clip_chars("what about " + " ".join(sorted(top)), 120)]})
+    return {"questions": out}
+
+
 BUILTIN: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "judge_answer": judge_answer,
     "self_rag_verify": self_rag_verify,
@@ -269,4 +284,5 @@ BUILTIN: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "answer": answer,
     "describe_document": describe_document,
     "enrich_cross_doc_edge": enrich_cross_doc_edge,
+    "paragraph_questions": paragraph_questions,
 }

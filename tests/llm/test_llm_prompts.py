@@ -14,7 +14,7 @@ from ohara_lab.llm.prompts import NONE_TEXT
 EXPECTED = {
     "ingest_document", "enrich_cross_doc_edge", "extract_query_fingerprint", "toc_section_selector",
     "verify_integrity_claim", "self_rag_verify", "reasoning_subquery", "agent_strategy", "rerank",
-    "answer", "describe_document", "extract_toc", "document_metadata",
+    "answer", "describe_document", "extract_toc", "document_metadata", "paragraph_questions",
 }
 
 SAMPLE = {"text": "sample text", "int": 2, "bool": True, "json": {"a": [1, 2]}, "numbered": ["one", "two"], "lines": ["x", "y"]}
