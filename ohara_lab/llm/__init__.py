@@ -10,7 +10,11 @@ What uses it (each module one job):
 * ``ingest``      `llm_ingest_hooks(store, settings)`: LLM structuring of chunks
                   (``fidelity`` checks a reply reproduces its chunk), failed chunks kept
                   as ``llm_pending`` text, then ``enrich`` (SIMILAR_TO edges) and
-                  ``accounting`` (token usage per document build and per atlas)
+                  ``accounting`` (token usage per document build and per atlas); with
+                  OHARA_ANSWERS_SAME, ``questions`` (paragraph questions for ANSWERS_SAME);
+                  with OHARA_LLM_BUDGET_USD, ``budget`` (calls refused past the cap)
+* ``estimate``    `estimate_ingest(...)`: the requests, tokens (``tokens``) and price of an
+                  LLM ingest, nothing sent (`ohara ingest --dry-run`)
 * ``hooks``       `install_retrieval_hooks(engine, settings)`: phase 0a/0b
                   (``query_plan``), reasoning sub-queries (``reasoning``), integrity
                   verify, self-RAG and rerank (``verify``), speculative pre-warm
