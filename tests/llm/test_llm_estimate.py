@@ -120,3 +120,24 @@ def test_budget_stops_the_run_keeps_the_text_and_a_higher_budget_completes_it(st
     assert strip(more) == strip(clean)
     more.close()
     clean.close()
+
+
+@pytest.mark.slow
+def test_estimate_on_the_shared_samples_is_within_15_percent_of_the_ledger(stand_in, tmp_path):
+    """The issue's acceptance check: a dry run on ../shared/samples/ against the stand-in's ledger of the real run."""
+    from tests.conftest import shared_path
+
+    samples = shared_path("samples")
+    stand_in.reset()
+    model = faithful_model()
+    stand_in.respond_with(model)
+    atlas = gemini_atlas(tmp_path / "atlas", stand_in, answers_same=True)
+    predicted = atlas.estimate_ingest(samples).totals()
+    assert stand_in.requests == []
+    assert atlas.ingest(samples, progress=False).ok
+    usage = atlas.stats()["llm_usage"]
+    print(f"\nshared samples: estimate {predicted} vs ledger {usage}")  # the numbers for the record
+    assert predicted["requests"] == usage["calls"] and predicted["by_prompt"] == _ledger_by_prompt(model)
+    assert _within(predicted["input_tokens"], usage["prompt"]) and _within(predicted["output_tokens"], usage["output"])
+    assert _within(predicted["cost_flex_usd"], usage["cost_usd"])
+    atlas.close()
