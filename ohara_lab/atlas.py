@@ -10,6 +10,8 @@ from .ids import query_hash
 from .records import FileOutcome, IngestReport, Problem
 from .settings import Settings
 from .store.protocol import GraphStore
+from .web import is_web_url
+from .web import load as load_web
 
 
 def open_store(location: str, settings: Settings) -> GraphStore:
@@ -74,10 +76,22 @@ class Atlas:
 
     def ingest(self, paths: str | Path | Iterable[str | Path], *, force: bool = False, progress: bool = True,
                on_outcome: Any = None) -> IngestReport:
-        """Ingest files and directories (recursively); returns one outcome per file."""
+        """Ingest files, directories (recursively) and http(s) URLs; returns one outcome per file or URL."""
         if isinstance(paths, (str, Path)):
             paths = [paths]
-        report = self.ingestor.ingest(paths, force=force, progress=progress, on_outcome=on_outcome)
+        items = list(paths)
+        urls = [p for p in items if is_web_url(p)]  # type: ignore[arg-type]
+        files = [p for p in items if not is_web_url(p)]  # type: ignore[arg-type]
+        report = self.ingestor.ingest(files, force=force, progress=progress, on_outcome=on_outcome) \
+            if files or not urls else IngestReport()
+        if urls:
+            fetch, web_ingest = load_web("fetch"), load_web("ingest")
+            with fetch.Fetcher(self.settings) as fetcher:
+                for url in urls:
+                    outcome = web_ingest.ingest_url(self.ingestor, fetcher, str(url), force=force)
+                    report.outcomes.append(outcome)
+                    if on_outcome:
+                        on_outcome(outcome)
         self._after_write()
         return self._with_llm_notes(report)
 
@@ -115,6 +129,34 @@ class Atlas:
         if isinstance(paths, (str, Path)):
             paths = [paths]
         return estimate_ingest(self.store, self.settings, paths, force=force)
+
+    # ------------------------------------------------------------------ web
+    def crawl(self, url: str, *, on_page: Any = None, **overrides: Any) -> Any:
+        """Crawl from `url` politely into the atlas's `crawl` pages; returns a `CrawlReport`.
+
+        Overrides: crawl_depth, crawl_max_pages, crawl_delay_s, crawl_same_host, web_allow_private, ...
+        A crawl killed midway resumes when called again; a finished one re-crawls only what changed.
+        """
+        crawler = load_web("crawl").Crawler(self.store, self.settings.override(**overrides), on_page=on_page)
+        try:
+            return crawler.crawl(url)
+        finally:
+            crawler.fetcher.close()
+
+    def ingest_crawl(self, domain: str | None = None, *, force: bool = False, on_outcome: Any = None) -> IngestReport:
+        """Ingest one document per crawled host (hosts under `domain`, or all), replacing earlier bundles."""
+        outcomes = load_web("bundle").ingest_bundles(self.ingestor, self.store, domain, force=force)
+        for outcome in outcomes:
+            if on_outcome:
+                on_outcome(outcome)
+        self._after_write()
+        return self._with_llm_notes(IngestReport(outcomes))
+
+    def capture(self, url: str, to: str = "html", out: str | Path | None = None, *, overwrite: bool = False,
+                **overrides: Any) -> Path:
+        """Save `url` as headless Chromium renders it (to = html | pdf | png); returns the file written."""
+        return load_web("capture").capture(url, to, out, settings=self.settings.override(**overrides),
+                                           overwrite=overwrite)
 
     def remove(self, document_ids: Iterable[str]) -> int:
         """Delete documents with their nodes and edges; returns how many existed."""

@@ -52,19 +52,25 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, metavar="PATH_OR_URL...")
 @click.option("--atlas", help=ATLAS_HELP)
 @click.option("--force", is_flag=True, help="rebuild documents that are already ingested")
+@click.option("--crawl", "crawl_domain", is_flag=False, flag_value="", default=None, metavar="[DOMAIN]",
+              help="ingest one document per crawled host (all hosts, or those under DOMAIN); see `ohara crawl`")
+@click.option("--allow-private", is_flag=True, help="allow URLs on loopback, private and link-local addresses")
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
 @click.option("--dry-run", is_flag=True, help="send nothing: print the LLM requests, tokens and price a real run "
                                               "would have, per file and in total")
 @_fail_cleanly
-def ingest(paths: tuple[Path, ...], atlas: str | None, force: bool, as_json: bool, dry_run: bool) -> None:
-    """Ingest files and directories (recursively) into the atlas."""
+def ingest(paths: tuple[str, ...], atlas: str | None, force: bool, crawl_domain: str | None, allow_private: bool,
+           as_json: bool, dry_run: bool) -> None:
+    """Ingest files, directories (recursively) and http(s) URLs into the atlas."""
     if dry_run:
         _estimate(paths, atlas, force, as_json)
         return
-    with _open(atlas) as a:
+    if not paths and crawl_domain is None:
+        raise click.UsageError("give at least one PATH_OR_URL, or --crawl [DOMAIN]")
+    with _open(atlas, **_private(allow_private)) as a:
         def line(o: Any) -> None:
             if not as_json:
                 detail = f": {o.reason}" if o.reason else ""
@@ -72,7 +78,10 @@ def ingest(paths: tuple[Path, ...], atlas: str | None, force: bool, as_json: boo
                     f" ({o.counts.get('paragraphs', 0)} paragraphs, {o.counts.get('entities', 0)} entities)"
                 click.echo(f"{o.status:<9} {o.path}{counts}{detail}", err=o.status == "failed")
 
-        report = a.ingest(list(paths), force=force, progress=not as_json, on_outcome=line)
+        report = a.ingest(list(paths), force=force, progress=not as_json, on_outcome=line) if paths else None
+        if crawl_domain is not None:
+            bundles = a.ingest_crawl(crawl_domain or None, force=force, on_outcome=line)
+            report = bundles if report is None else type(bundles)(report.outcomes + bundles.outcomes)
         if as_json:
             _print_json({"outcomes": [o.to_dict() for o in report.outcomes], "counts": report.counts(),
                          "notes": report.notes, "llm_budget": report.llm_budget})
@@ -83,7 +92,7 @@ def ingest(paths: tuple[Path, ...], atlas: str | None, force: bool, as_json: boo
     sys.exit(0 if report.ok else 1)
 
 
-def _estimate(paths: tuple[Path, ...], atlas: str | None, force: bool, as_json: bool) -> None:
+def _estimate(paths: tuple[str, ...], atlas: str | None, force: bool, as_json: bool) -> None:
     from .render import render_estimate  # noqa: PLC0415
 
     with _open(atlas) as a:
@@ -93,6 +102,59 @@ def _estimate(paths: tuple[Path, ...], atlas: str | None, force: bool, as_json: 
     else:
         click.echo(render_estimate(estimate))
     sys.exit(0 if estimate.ok else 1)
+
+
+def _private(allow: bool) -> dict[str, Any]:
+    """The settings override of --allow-private (absent flag: keep OHARA_WEB_ALLOW_PRIVATE)."""
+    return {"web_allow_private": True} if allow else {}
+
+
+@main.command()
+@click.argument("url")
+@click.option("--atlas", help=ATLAS_HELP)
+@click.option("--depth", type=int, default=None, help="link hops from URL (default: OHARA_CRAWL_DEPTH; -1 = unbounded)")
+@click.option("--max-pages", type=int, default=None, help="requests this run makes at most (default: OHARA_CRAWL_MAX_PAGES)")
+@click.option("--delay", type=float, default=None, help="seconds between requests to one host (default: OHARA_CRAWL_DELAY_S)")
+@click.option("--same-host/--any-host", default=None, help="follow links on URL's host only (default) or anywhere")
+@click.option("--allow-private", is_flag=True, help="allow loopback, private and link-local addresses (intranets, tests)")
+@click.option("--json", "as_json", is_flag=True, help="print the crawl report as JSON")
+@_fail_cleanly
+def crawl(url: str, atlas: str | None, depth: int | None, max_pages: int | None, delay: float | None,
+          same_host: bool | None, allow_private: bool, as_json: bool) -> None:
+    """Crawl a site breadth-first into the atlas (robots.txt obeyed; resumes after a kill; re-crawls only changes)."""
+    overrides = {k: v for k, v in (("crawl_depth", depth), ("crawl_max_pages", max_pages), ("crawl_delay_s", delay),
+                                   ("crawl_same_host", same_host)) if v is not None}
+
+    def line(page: Any) -> None:
+        if not as_json:
+            detail = f": {page.error}" if page.error else ""
+            click.echo(f"{page.state:<10} {page.url} (depth {page.depth}){detail}", err=page.state == "failed")
+
+    with _open(atlas, **_private(allow_private)) as a:
+        report = a.crawl(url, on_page=line, **overrides)
+    if as_json:
+        _print_json(report.to_dict())
+    else:
+        verb = "resumed" if report.resumed else "ran"
+        counts = ", ".join(f"{n} {k}" for k, n in report.counts.items())
+        click.echo(f"crawl run {report.run} {verb}: {report.visited} request(s); pages: {counts}")
+
+
+@main.command()
+@click.argument("url")
+@click.option("--to", "to", type=click.Choice(["html", "pdf", "png"]), default="html", show_default=True,
+              help="rendered DOM, printed PDF or screenshot")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="file to write (default: a name made from the URL, in the current directory)")
+@click.option("--force", is_flag=True, help="replace the output file when it exists")
+@click.option("--allow-private", is_flag=True, help="allow loopback, private and link-local addresses")
+@_fail_cleanly
+def capture(url: str, to: str, out: Path | None, force: bool, allow_private: bool) -> None:
+    """Save a page as headless Chromium renders it (needs a system Chromium); `Atlas.capture` without an atlas."""
+    from .web import load  # noqa: PLC0415
+
+    settings = Settings.from_env().override(**_private(allow_private))
+    click.echo(f"wrote {load('capture').capture(url, to, out, settings=settings, overwrite=force)}")
 
 
 @main.command()

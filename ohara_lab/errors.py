@@ -39,6 +39,22 @@ class ParseError(IngestError):
     """A file could not be turned into Markdown (corrupt, empty, mislabelled, unsupported)."""
 
 
+class FetchError(IngestError):
+    """A URL could not be fetched (refused, too large, too slow, bad status); nothing was stored."""
+
+    def __init__(self, url: str, reason: str, status: int | None = None):
+        self.status = status  # the HTTP status, when the server answered with an error
+        super().__init__(url, reason)
+
+
+class BlockedURL(FetchError):
+    """A URL was refused before any traffic: scheme, credentials, or an address that is not public."""
+
+
+class CaptureError(OharaError):
+    """A page could not be rendered by the browser (no Chromium, a crash, a timeout)."""
+
+
 class StoreError(OharaError):
     """The graph store refused an operation or is unreachable."""
 

@@ -51,6 +51,7 @@ class ParsedDocument(Record):
     title: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)  # authors, date, language, ...
     page_count: int | None = None
+    source_url: str | None = None  # where the bytes were fetched from (web ingest, crawl bundles)
 
 
 @dataclass
@@ -132,6 +133,7 @@ class Document(Record):
     description: str = ""
     meta: dict[str, Any] = field(default_factory=dict)  # authors, journal, doi, extractor, ...
     token_usage: dict[str, Any] = field(default_factory=dict)
+    source_url: str | None = None  # the URL (or crawled host) a web document came from
 
     @property
     def key(self) -> str:
@@ -253,6 +255,40 @@ class DocumentGraph(Record):
         ids += [p.id for p in self.paragraphs]
         ids += [t.id for t in self.tables]
         return ids
+
+
+# --------------------------------------------------------------------------- web crawl
+
+
+CRAWL_STATES = ("queued", "fetched", "unchanged", "redirected", "failed", "disallowed")
+
+
+@dataclass
+class CrawlPage(Record):
+    """One URL a crawl has queued or visited (spec §1.1 `crawl`), kept so a crawl resumes and re-crawls cheaply.
+
+    `state`: queued (in the frontier) | fetched (new or changed body) | unchanged
+    (304 or the same hash as before) | redirected (the body is kept under the
+    final URL, the one link) | failed | disallowed (robots.txt).
+    """
+
+    url: str  # canonical: fragment dropped, query kept
+    host: str  # lower-case host name, no port
+    state: str = "queued"
+    depth: int = 0
+    via: str | None = None  # the page that linked here (None for a start URL)
+    run: int = 0  # the crawl run that last queued or visited this page
+    status: int | None = None  # HTTP status of the last fetch
+    content_type: str | None = None
+    fetched_at: str | None = None
+    changed_at: str | None = None  # when the body last differed from the one before
+    content_hash: str | None = None  # SHA-256 of the body bytes
+    etag: str | None = None
+    last_modified: str | None = None
+    title: str | None = None
+    markdown: str | None = None  # main content (trafilatura) of an HTML page
+    links: list[str] = field(default_factory=list)  # canonical same-scope links found on the page
+    error: str | None = None
 
 
 # --------------------------------------------------------------------------- outcomes

@@ -48,6 +48,19 @@ class Settings:
     next_para: bool = _opt(True, "write NEXT_PARA edges between consecutive paragraphs")
     adjacent_to: bool = _opt(True, "write ADJACENT_TO edges around tables and figures")
 
+    # --- web: ingest URL, crawl, capture ------------------------------------
+    web_max_mb: float = _opt(20.0, "refuse a web response larger than this many MiB (counted after decompression)")
+    web_timeout_s: float = _opt(30.0, "seconds one web request may take in all (connect, wait, download)")
+    web_max_redirects: int = _opt(5, "redirects followed per web request")
+    web_allow_private: bool = _opt(False, "fetch from loopback, private and link-local addresses (intranets, tests)")
+    web_user_agent: str = _opt("ohara-lab/0.1 (research crawler; obeys robots.txt)", "User-Agent of every web request")
+    crawl_depth: int = _opt(2, "link hops a crawl follows from its start URL (-1 = unbounded)")
+    crawl_max_pages: int = _opt(100, "pages one crawl run visits at most")
+    crawl_same_host: bool = _opt(True, "a crawl follows links on its start URL's host only (false = any host)")
+    crawl_delay_s: float = _opt(1.0, "seconds between two requests to one host (a longer robots.txt Crawl-delay wins)")
+    chromium: str | None = _opt(None, "Chromium executable for `ohara capture` (unset = chromium or google-chrome on PATH)")
+    capture_timeout_s: float = _opt(60.0, "seconds Chromium may take to render one page")
+
     # --- LLM -----------------------------------------------------------------
     llm: str = _opt("auto", "LLM provider: auto (gemini when GEMINI_API_KEY is set) | gemini | offline")
     gemini_api_key: str | None = _opt(None, "Gemini API key", env="GEMINI_API_KEY")

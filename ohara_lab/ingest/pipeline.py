@@ -138,21 +138,30 @@ class Ingestor:
     def ingest_text(self, text: str, *, title: str, source_id: str, metadata: dict[str, Any] | None = None,
                     force: bool = False) -> FileOutcome:
         """Ingest Markdown that has no file (evaluation corpora); `source_id` plays the path's role."""
+        parsed = ParsedDocument(path=source_id, markdown=text, parser="text", title=title,
+                                metadata=dict(metadata or {}))
+        return self.ingest_parsed(parsed, content_hash=sha256_text(f"{source_id}\n{text}"), origin=source_id,
+                                  size=len(text.encode("utf-8")), force=force)
+
+    def ingest_parsed(self, parsed: ParsedDocument, *, content_hash: str, origin: str, size: int,
+                      force: bool = False) -> FileOutcome:
+        """Ingest a document parsed elsewhere (a fetched URL, a crawl bundle, a text) like a file.
+
+        `content_hash` and `origin` play the file hash's and path's roles: unchanged
+        is skipped, a new hash at the same origin replaces the old document.
+        """
         timer = Timer()
-        file_hash = sha256_text(f"{source_id}\n{text}")
         try:
-            plan = self.plan(file_hash, source_id, force)
+            plan = self.plan(content_hash, origin, force)
             if plan.status == "skipped":
-                return FileOutcome(source_id, "skipped", plan.existing, "unchanged since last ingest")
-            parsed = ParsedDocument(path=source_id, markdown=text, parser="text", title=title,
-                                    metadata=dict(metadata or {}))
-            graph = self.build_graph(parsed, file_hash, source_id, len(text.encode("utf-8")), timer)
+                return FileOutcome(parsed.path, "skipped", plan.existing, "unchanged since last ingest")
+            graph = self.build_graph(parsed, content_hash, origin, size, timer)
             self._write(graph, plan.replaces, timer)
         except DuplicateDocument as e:
-            return FileOutcome(source_id, "skipped", e.document_id, "ingested concurrently by another process")
+            return FileOutcome(parsed.path, "skipped", e.document_id, "ingested concurrently by another process")
         except OharaError as e:
-            return FileOutcome(source_id, "failed", None, getattr(e, "reason", str(e)), timings_s=timer.seconds)
-        return FileOutcome(source_id, plan.status, graph.document.id, None, _counts(graph), timer.seconds)
+            return FileOutcome(parsed.path, "failed", None, getattr(e, "reason", str(e)), timings_s=timer.seconds)
+        return FileOutcome(parsed.path, plan.status, graph.document.id, None, _counts(graph), timer.seconds)
 
     def ingest_texts(self, items: Iterable[TextItem], *, force: bool = False, progress: bool = True,
                      batch_size: int = 64, on_outcome: Callable[[FileOutcome], None] | None = None) -> IngestReport:
@@ -291,7 +300,7 @@ class Ingestor:
             ingestion_status=status,
             ingestion_error=f"LLM processing failed for {len(pending)} of {len(structured)} chunk(s)" if pending else None,
             total_chunks=len(structured), completed_chunks=len(structured) - len(pending),
-            structure_needs_review=structure.needs_review, meta=meta)
+            structure_needs_review=structure.needs_review, meta=meta, source_url=parsed.source_url)
 
     def _record_builders(self, graph: DocumentGraph) -> None:
         """The atlas says which extractor, structurer, ontology and embedder built it (mixed builds listed)."""

@@ -16,7 +16,7 @@ from ..settings import Settings
 from . import markup, sniff, source
 from .registry import FORMATS, SUPPORTED_EXTENSIONS, Format, format_for, unsupported_reason
 
-__all__ = ["parse_file", "is_supported", "SUPPORTED_EXTENSIONS", "FORMATS", "Format"]
+__all__ = ["parse_file", "parse_bytes", "is_supported", "SUPPORTED_EXTENSIONS", "FORMATS", "Format"]
 
 
 def is_supported(path: str | Path) -> bool:
@@ -32,7 +32,11 @@ def parse_file(path: str | Path, settings: Settings | None = None) -> ParsedDocu
     fmt = format_for(path)
     if fmt is None:
         raise ParseError(path, unsupported_reason(path))
-    data = source.read_bytes(path, settings.max_file_mb)
+    return parse_bytes(path, source.read_bytes(path, settings.max_file_mb), fmt)
+
+
+def parse_bytes(path: str | Path, data: bytes, fmt: Format) -> ParsedDocument:
+    """Turn bytes already read (a file's, or a fetched resource's named by its URL) into Markdown as `fmt`."""
     sniff.not_empty(path, data)
     try:
         fmt.sniff(path, data)

@@ -56,6 +56,16 @@ def heading(level: int, text: str) -> str:
     return "#" * max(1, min(level, 6)) + " " + " ".join(text.split())
 
 
+def demote_headings(markdown: str, by: int) -> str:
+    """Every ATX heading outside fenced code moved `by` levels down (clamped at six), to nest it in a section."""
+    lines = markdown.split("\n")
+    out = []
+    for line, text in zip(lines, _outside_fences(lines)):
+        m = _HEADING_LINE.match(line) if text else None
+        out.append(heading(len(m.group(1)) + by, m.group(2)) if m else line)
+    return "\n".join(out)
+
+
 def tidy(markdown: str) -> str:
     """Unify newlines, drop trailing spaces and empty headings, keep at most one blank line.
 

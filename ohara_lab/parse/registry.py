@@ -31,6 +31,8 @@ FORMATS: tuple[Format, ...] = (
     Format("docx", (".docx",), sniff.docx, "docx"),
     Format("epub", (".epub",), sniff.epub, "epub"),
     Format("html", (".html", ".htm", ".xhtml"), sniff.html, "html"),
+    # Web pages (no extension: `detect.detect_format` picks it from fetched bytes): main content via trafilatura.
+    Format("webpage", (), sniff.html, "webpage", "no main content found"),
 )
 
 SUPPORTED_EXTENSIONS: tuple[str, ...] = tuple(sorted(e for f in FORMATS for e in f.extensions))

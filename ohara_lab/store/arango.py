@@ -27,7 +27,7 @@ try:
 except ImportError as e:  # an optional extra: say which one, once, where the backend is chosen
     raise StoreError("the ArangoDB backend needs python-arango: pip install 'ohara-lab[arango]'") from e
 
-from ..records import Document, DocumentGraph, Edge, Entity, Problem, utc_now
+from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, Problem, utc_now
 from . import common
 from .arango_aql import first, hashed_key, key_of, next_seq, record, rows, valid_key
 from .arango_check import run_checks
@@ -298,6 +298,31 @@ class ArangoStore(ArangoSearchMixin):
         found = rows(self.db, "FOR f IN feedback SORT f.seq, f._key"
                               " RETURN KEEP(f, 'ts', 'query', 'query_hash', 'node_id', 'rank', 'signal')")
         return found
+
+    # ------------------------------------------------------------------ crawl
+    def put_crawl_pages(self, pages: Iterable[CrawlPage]) -> None:
+        """Insert or replace crawl pages by URL, all in one transaction (a page keeps its discovery order)."""
+        pages = list(pages)
+        if not pages:
+            return
+        seq = next_seq(len(pages))
+        docs = [{**p.to_dict(), "_key": hashed_key(p.url), "seq": seq + i} for i, p in enumerate(pages)]
+        with self.transaction(["crawl"]) as txn:
+            rows(txn, "FOR p IN @pages UPSERT {_key: p._key} INSERT p REPLACE MERGE(p, {seq: OLD.seq}) IN crawl",
+                 {"pages": docs})
+
+    def crawl_pages(self, *, urls: Iterable[str] | None = None, hosts: Iterable[str] | None = None,
+                    run: int | None = None, states: Iterable[str] | None = None) -> list[CrawlPage]:
+        """Crawl pages matching every filter given, by depth then discovery order."""
+        bind = {"keys": None if urls is None else [hashed_key(u) for u in dict.fromkeys(urls)],
+                "hosts": None if hosts is None else list(hosts), "run": run,
+                "states": None if states is None else list(states)}
+        found = rows(self.db, """
+            FOR p IN crawl
+              FILTER (@keys == null OR p._key IN @keys) AND (@hosts == null OR p.host IN @hosts)
+                 AND (@run == null OR p.run == @run) AND (@states == null OR p.state IN @states)
+              SORT p.depth, p.seq RETURN p""", bind)
+        return [common.from_dict(CrawlPage, record(p)) for p in found]
 
     # ------------------------------------------------------------------ stats and integrity
     def stats(self) -> dict[str, Any]:

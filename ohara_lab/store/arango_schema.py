@@ -19,7 +19,7 @@ NODE_COLLECTIONS = ("documents", "sections", "paragraphs", "tables", "entities")
 EDGES = "edges"
 # Side collections: what SQLite keeps in side tables, so every primitive is one indexed AQL query.
 SIDE_COLLECTIONS = ("entity_names", "node_tags", "node_entities", "node_questions", "cooccur", "vectors", "meta",
-                    "feedback")
+                    "feedback", "crawl")
 DOCUMENT_COLLECTIONS = NODE_COLLECTIONS + SIDE_COLLECTIONS
 # Everything a document write or delete may touch (taken exclusively: one writer at a time, like SQLite).
 WRITE_COLLECTIONS = NODE_COLLECTIONS + (EDGES, "entity_names", "node_tags", "node_entities", "node_questions",
@@ -72,6 +72,8 @@ INDEXES: tuple[tuple[str, tuple[str, ...], bool, bool], ...] = (
     ("vectors", ("model",), False, False),
     ("vectors", ("document_id",), False, False),
     ("feedback", ("node_id",), False, False),
+    ("crawl", ("run", "state"), False, False),
+    ("crawl", ("host",), False, False),
 )
 
 

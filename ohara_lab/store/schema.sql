@@ -160,3 +160,16 @@ CREATE TABLE IF NOT EXISTS feedback (
     signal     TEXT NOT NULL CHECK (signal IN ('positive', 'negative'))
 );
 CREATE INDEX IF NOT EXISTS feedback_node ON feedback(node_id);
+
+-- Web crawl state (spec §1.1 `crawl`): one row per canonical URL; `seq` keeps discovery order.
+CREATE TABLE IF NOT EXISTS crawl (
+    seq   INTEGER PRIMARY KEY,
+    url   TEXT NOT NULL UNIQUE,
+    host  TEXT NOT NULL,
+    state TEXT NOT NULL,
+    depth INTEGER NOT NULL,
+    run   INTEGER NOT NULL,
+    data  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS crawl_run ON crawl(run, state);
+CREATE INDEX IF NOT EXISTS crawl_host ON crawl(host);

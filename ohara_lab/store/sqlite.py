@@ -17,7 +17,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from ..errors import StoreError
-from ..records import Document, DocumentGraph, Edge, Entity, Problem, utc_now
+from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, Problem, utc_now
 from . import common
 from .protocol import DuplicateDocument, Linker, Overlap
 from .sqlite_check import run_checks
@@ -501,6 +501,38 @@ class SqliteStore(SqliteSearchMixin):
 
     def feedback(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self._q("SELECT ts, query, query_hash, node_id, rank, signal FROM feedback ORDER BY rowid")]
+
+    # ------------------------------------------------------------------ crawl
+    def put_crawl_pages(self, pages: Iterable[CrawlPage]) -> None:
+        """Insert or replace crawl pages by URL, all in one transaction (a page keeps its discovery order)."""
+        with self.transaction() as c:
+            c.executemany(
+                "INSERT INTO crawl(url, host, state, depth, run, data) VALUES (?,?,?,?,?,?) ON CONFLICT(url) DO UPDATE"
+                " SET host=excluded.host, state=excluded.state, depth=excluded.depth, run=excluded.run, data=excluded.data",
+                [(p.url, p.host, p.state, p.depth, p.run, _dumps(p.to_dict())) for p in pages])
+
+    def crawl_pages(self, *, urls: Iterable[str] | None = None, hosts: Iterable[str] | None = None,
+                    run: int | None = None, states: Iterable[str] | None = None) -> list[CrawlPage]:
+        """Crawl pages matching every filter given, by depth then discovery order."""
+        where: list[str] = []
+        params: list[Any] = []
+        for column, values in (("host", hosts), ("state", states)):
+            if values is not None:
+                values = list(values)
+                if not values:
+                    return []
+                where.append(f"{column} IN ({','.join('?' * len(values))})")
+                params += values
+        if run is not None:
+            where.append("run = ?")
+            params.append(run)
+        slices: list[list[str] | None] = [None] if urls is None else list(_chunks(list(dict.fromkeys(urls)), 500))
+        rows = []
+        for chunk in slices:  # bounded IN lists for many URLs
+            clauses = where + ([f"url IN ({','.join('?' * len(chunk))})"] if chunk is not None else [])
+            sql = "SELECT depth, seq, data FROM crawl" + (" WHERE " + " AND ".join(clauses) if clauses else "")
+            rows += self._q(sql, params + (chunk or []))
+        return [common.from_dict(CrawlPage, json.loads(r[2])) for r in sorted(rows, key=lambda r: (r[0], r[1]))]
 
     # ------------------------------------------------------------------ stats and integrity
     def stats(self) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ohara_lab.records import Edge
+from ohara_lab.records import CrawlPage, Edge
 from ohara_lab.store.protocol import GraphStore
 
 from .builders import make_graph
@@ -308,3 +308,26 @@ def test_shared_questions_link_paragraphs_both_ways(store):
     assert store.edges(relations=["ANSWERS_SAME"]) == [] and store.answers_same([a1]) == []
     store.write_document(second())  # a1's questions outlived b2: the link comes back
     assert {h.id for h in store.answers_same([a1])} == {b2}
+
+def test_crawl_pages_round_trip_filter_and_keep_discovery_order(store):
+    root = CrawlPage("http://h.test/", "h.test", depth=0, run=1)
+    b = CrawlPage("http://h.test/b", "h.test", depth=1, via="http://h.test/", run=1)
+    a = CrawlPage("http://h.test/a?x=1", "h.test", depth=1, via="http://h.test/", run=1)
+    other = CrawlPage("http://o.test/", "o.test", depth=0, run=2, state="fetched")
+    store.put_crawl_pages([root, b, a, other])
+    assert [p.url for p in store.crawl_pages(hosts=["h.test"])] == [root.url, b.url, a.url]
+    b.state, b.status, b.links, b.markdown, b.content_hash, b.etag = "fetched", 200, [a.url], "# B", "ab12", '"v1"'
+    store.put_crawl_pages([b])  # a replace keeps the page's place in discovery order
+    assert store.crawl_pages(urls=[b.url]) == [b]
+    assert [p.url for p in store.crawl_pages(hosts=["h.test"])] == [root.url, b.url, a.url]
+    assert [p.url for p in store.crawl_pages(run=1, states=["queued"])] == [root.url, a.url]
+    assert [p.url for p in store.crawl_pages(states=["fetched"])] == [other.url, b.url]
+    assert store.crawl_pages(urls=[]) == [] and store.crawl_pages(urls=["http://missing.test/"]) == []
+
+
+def test_crawl_pages_by_many_urls(store):
+    pages = [CrawlPage(f"http://h.test/{i}", "h.test", depth=i % 3, run=1) for i in range(1200)]
+    store.put_crawl_pages(pages)
+    wanted = [p.url for p in reversed(pages)]
+    got = store.crawl_pages(urls=wanted)
+    assert [p.url for p in got] == [p.url for p in sorted(pages, key=lambda p: (p.depth, pages.index(p)))]

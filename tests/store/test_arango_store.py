@@ -23,7 +23,7 @@ pytest.importorskip("arango")
 from arango import ArangoClient  # noqa: E402
 
 from ohara_lab.errors import StoreError  # noqa: E402
-from ohara_lab.records import Edge  # noqa: E402
+from ohara_lab.records import CrawlPage, Edge  # noqa: E402
 from ohara_lab.store.arango import ArangoStore  # noqa: E402
 from ohara_lab.store.arango_connect import parse_url  # noqa: E402
 from ohara_lab.store.protocol import GraphStore, TextHit  # noqa: E402
@@ -319,6 +319,9 @@ def test_every_primitive_sends_well_formed_parameterised_aql(wire, wired):
     wired.get_meta(secret)
     wired.add_feedback(secret, secret, f"paragraphs/{secret}", 1, "positive")
     wired.feedback()
+    wired.put_crawl_pages([CrawlPage(f"http://{secret}/", secret, markdown=secret)])
+    wired.crawl_pages(urls=[f"http://{secret}/"], hosts=[secret], run=1, states=["queued"])
+    wired.crawl_pages()
     wired.stats()
     wired.check()
     assert wired.delete_document(f"documents/{secret}") is True
