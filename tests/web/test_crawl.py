@@ -1,0 +1,110 @@
+"""Crawling the small site: scope, robots.txt, canonical URLs, depth, delay, re-crawl of changes, kill and resume."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from ohara_lab import Atlas
+from ohara_lab.errors import BlockedURL
+from tests.support import OFFLINE
+
+from .site import html, paragraph
+
+FAST = {"web_allow_private": True, "crawl_delay_s": 0.0, "web_timeout_s": 10}
+
+
+@pytest.fixture
+def atlas(tmp_path):
+    with Atlas.open(tmp_path / "atlas", **OFFLINE) as a:
+        yield a
+
+
+def _states(atlas):
+    return {p.url.split("/", 3)[3]: p.state for p in atlas.store.crawl_pages()}
+
+
+def test_a_depth_2_crawl_stays_on_the_host_and_obeys_robots(site, atlas):
+    report = atlas.crawl(site.url + "/", crawl_depth=2, **FAST)
+    states = _states(atlas)
+    assert states == {
+        "": "fetched", "a.html": "fetched", "b.html": "fetched", "private/secret.html": "disallowed",
+        "r1": "redirected", "c.html": "fetched", "loop-a": "failed", "image.html": "failed",
+        "a/deep.html": "fetched", "a.html?view=print": "fetched"}
+    assert site.requested("/private/secret.html") == 0  # disallowed: never asked for
+    assert site.requested("/a/deeper.html") == 0  # depth 3
+    assert site.requested("/a.html") == 1  # "/a.html#part" is the same page
+    assert site.requested("/robots.txt") == 1
+    assert not any("other.invalid" in p.url for p in atlas.store.crawl_pages())  # off-site link not followed
+    pages = {p.url.split("/", 3)[3]: p for p in atlas.store.crawl_pages()}
+    assert "redirect loop" in pages["loop-a"].error and "binary content" in pages["image.html"].error
+    assert pages["c.html"].via == site.url + "/r1" and pages["a/deep.html"].depth == 2
+    assert "Alpha details" in pages["a.html"].markdown and "Site footer" not in pages["a.html"].markdown
+    assert "| 1843 | Notes |" in pages["b.html"].markdown  # tables kept
+    assert report.counts["fetched"] == 6 and report.visited == 8 and not report.resumed  # c.html came with /r1
+
+
+def test_max_pages_and_depth_zero(site, atlas):
+    atlas.crawl(site.url + "/", crawl_depth=0, **FAST)
+    assert _states(atlas) == {"": "fetched"}
+    report = atlas.crawl(site.url + "/", crawl_depth=5, crawl_max_pages=3, **FAST)
+    assert report.visited == 3
+
+
+def test_the_per_host_delay_spaces_requests(site, atlas):
+    atlas.crawl(site.url + "/", crawl_depth=1, crawl_max_pages=4, **{**FAST, "crawl_delay_s": 0.3})
+    hops = {"/robots.txt", *site.redirects.values()}  # a redirect's next hop belongs to the same fetch
+    pages = [h.at for h in site.hits if h.path not in hops]
+    assert len(pages) >= 4 and min(b - a for a, b in zip(pages, pages[1:])) >= 0.29
+
+
+def test_a_recrawl_fetches_only_what_changed(site, atlas):
+    atlas.crawl(site.url + "/", crawl_depth=2, **FAST)
+    first = {p.url: p for p in atlas.store.crawl_pages()}
+    site.hits.clear()
+    site.pages["/b.html"] = ("text/html", html("Beta", "<h1>Beta page</h1>" + paragraph("Changed tables")))
+    report = atlas.crawl(site.url + "/", crawl_depth=2, **FAST)
+    states = _states(atlas)
+    assert states["b.html"] == "fetched" and states["a.html"] == "unchanged" and states[""] == "unchanged"
+    assert report.run == 2 and not report.resumed
+    full = [h.path for h in site.hits if h.path != "/robots.txt" and "if-none-match" not in h.headers]
+    assert set(full) <= {"/r1", "/r2", "/r3", "/c.html", "/loop-a", "/loop-b", "/image.html"}  # no validators to send
+    b = next(p for p in atlas.store.crawl_pages() if p.url.endswith("/b.html"))
+    assert "Changed tables" in b.markdown and b.changed_at and b.content_hash != first[b.url].content_hash
+    a = next(p for p in atlas.store.crawl_pages() if p.url.endswith("/a.html"))
+    assert a.markdown == first[a.url].markdown and a.changed_at == first[a.url].changed_at
+
+
+def test_a_loopback_start_is_refused_without_allow_private(site, atlas):
+    with pytest.raises(BlockedURL):
+        atlas.crawl(site.url + "/", crawl_delay_s=0)
+    assert site.hits == []
+
+
+def test_a_crawl_killed_midway_resumes_where_it_stopped(site, tmp_path):
+    site.page_delay = 0.4
+    path = tmp_path / "atlas"
+    cmd = [sys.executable, "-m", "ohara_lab.cli", "crawl", site.url + "/", "--atlas", str(path), "--depth", "2",
+           "--delay", "0", "--allow-private"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while sum(1 for h in site.hits if h.path in ("/a.html", "/b.html")) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.1)
+    proc.kill()
+    proc.wait()
+    before = list(site.hits)
+    done_before = {h.path for h in before}
+    assert "/a/deep.html" not in done_before  # really killed midway
+    site.page_delay = 0.0
+    with Atlas.open(path, **OFFLINE) as atlas:
+        report = atlas.crawl(site.url + "/", crawl_depth=2, **FAST)
+        assert report.resumed and report.run == 1
+        assert _states(atlas)["a/deep.html"] == "fetched"
+    again = [h.path for h in site.hits[len(before):]]
+    finished_first = [p for p in ("/", "/a.html") if p in done_before]
+    # pages stored before the kill are not asked for again (the one in flight may be)
+    assert all(again.count(p) == 0 for p in finished_first if p != before[-1].path)
+    assert "/a/deep.html" in again
