@@ -2,7 +2,8 @@
 
 Files come from a FileUpload (written to a private temporary folder first,
 because the ingest pipeline reads paths) or from a path typed in (a file or a
-directory, which is walked recursively). Outcomes are shown as they arrive.
+directory, which is walked recursively) or an http(s) URL, fetched through the
+guarded web fetcher. Outcomes are shown as they arrive.
 """
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import ipywidgets as w
+
+from ohara_lab.web import is_web_url
 
 from .html import STYLE, esc, notice
 
@@ -29,7 +32,7 @@ class IngestPanel(w.VBox):
         self.on_ingested = on_ingested
         self.outcomes: list[Any] = []
         self.upload = w.FileUpload(multiple=True, accept=",".join(SUPPORTED_EXTENSIONS), description="upload")
-        self.path_box = w.Text(placeholder="or a file / directory path", layout=w.Layout(width="420px"))
+        self.path_box = w.Text(placeholder="or a file / directory path, or an http(s) URL", layout=w.Layout(width="420px"))
         self.force = w.Checkbox(value=False, description="re-ingest unchanged files", indent=False)
         self.button = w.Button(description="Ingest", button_style="primary", icon="upload")
         self.progress = w.IntProgress(value=0, min=0, max=1, description="0 / 0", bar_style="info")
@@ -40,9 +43,10 @@ class IngestPanel(w.VBox):
 
     def ingest_selected(self) -> list[Any]:
         """Ingest whatever the upload widget and the path box hold."""
-        paths: list[Path] = []
-        if self.path_box.value.strip():
-            paths.append(Path(self.path_box.value.strip()).expanduser())
+        paths: list[str | Path] = []
+        typed = self.path_box.value.strip()
+        if typed:
+            paths.append(typed if is_web_url(typed) else Path(typed).expanduser())
         uploads = list(self.upload.value or ())
         if not paths and not uploads:
             self.outcome_log.value = notice("Choose files to upload or type a path first.")
@@ -58,12 +62,12 @@ class IngestPanel(w.VBox):
         return outcomes
 
     def ingest_paths(self, paths: Iterable[str | Path]) -> list[Any]:
-        """Ingest files/directories, updating the bar and the log after every file."""
+        """Ingest files/directories and http(s) URLs, updating the bar and the log after every one."""
         from ohara_lab.ingest.pipeline import expand_paths  # noqa: PLC0415
 
-        paths = [Path(p) for p in paths]
-        files, problems = expand_paths(paths)
-        total = len(files) + len(problems)
+        paths = [p if is_web_url(str(p)) else Path(p) for p in paths]
+        files, problems = expand_paths([p for p in paths if isinstance(p, Path)])
+        total = len(files) + len(problems) + sum(1 for p in paths if not isinstance(p, Path))
         self.progress.max, self.progress.value = max(total, 1), 0
         self.progress.bar_style, self.progress.description = "info", f"0 / {total}"
         self.outcomes = []
