@@ -3,10 +3,10 @@
 The system Chromium runs headless with its own print / screenshot / dump-DOM
 flags, as an argument list (never a shell), in a throw-away profile. The page's
 host is checked by the SSRF guard first and pinned to the address that was
-checked (`--host-resolver-rules`); every other request the page makes is sent
-to a proxy that does not exist, so a page cannot make the browser reach any
-other host (loopback included: `<-loopback>` removes Chromium's implicit
-bypass). The output goes where the caller says, or to a file named after the
+checked (`--host-resolver-rules`); every request to another origin (scheme,
+host and port) is sent to a proxy that does not exist, so a page cannot make the
+browser reach any other server (loopback included: `<-loopback>` removes
+Chromium's implicit bypass). The output goes where the caller says, or to a file named after the
 URL in the current directory; an existing file is kept unless `overwrite`.
 """
 from __future__ import annotations
@@ -75,15 +75,19 @@ def capture(url: str, to: str, out: str | Path | None = None, *, settings: Setti
 
 
 def _arguments(exe: str, url: str, address: str, profile: str, settings: Settings) -> list[str]:
-    host = urlsplit(url).hostname or ""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
     pinned = f"[{address}]" if ":" in address else address
-    rules = "MAP * ~NOTFOUND" if host == address else f"MAP {host} {pinned},MAP * ~NOTFOUND"
+    origin = f"{parts.scheme.lower()}://[{host}]:{port}" if ":" in host else f"{parts.scheme.lower()}://{host}:{port}"
+    # Pinned to the checked address; other hosts never resolve: their requests go to the dead proxy.
+    pinned_rule = [] if host == address else [f"--host-resolver-rules=MAP {host} {pinned}"]
     args = [exe, "--headless", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
             "--disable-extensions", "--disable-background-networking", "--disable-sync", "--disable-dev-shm-usage",
             "--hide-scrollbars", "--mute-audio", f"--user-data-dir={profile}",
             f"--user-agent={settings.web_user_agent}", f"--window-size={WINDOW}",
-            f"--host-resolver-rules={rules}", f"--proxy-server={BLACKHOLE_PROXY}",
-            f"--proxy-bypass-list=<-loopback>;{host}", "--virtual-time-budget=5000"]
+            *pinned_rule, f"--proxy-server={BLACKHOLE_PROXY}", f"--proxy-bypass-list=<-loopback>;{origin}",
+            "--virtual-time-budget=5000"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         args.append("--no-sandbox")  # Chromium refuses to start its sandbox as root (CI containers)
     return args
