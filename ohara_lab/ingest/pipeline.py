@@ -138,10 +138,21 @@ class Ingestor:
     def ingest_text(self, text: str, *, title: str, source_id: str, metadata: dict[str, Any] | None = None,
                     force: bool = False) -> FileOutcome:
         """Ingest Markdown that has no file (evaluation corpora); `source_id` plays the path's role."""
-        parsed = ParsedDocument(path=source_id, markdown=text, parser="text", title=title,
-                                metadata=dict(metadata or {}))
-        return self.ingest_parsed(parsed, content_hash=sha256_text(f"{source_id}\n{text}"), origin=source_id,
-                                  size=len(text.encode("utf-8")), force=force)
+        timer = Timer()
+        file_hash = sha256_text(f"{source_id}\n{text}")
+        try:
+            plan = self.plan(file_hash, source_id, force)
+            if plan.status == "skipped":
+                return FileOutcome(source_id, "skipped", plan.existing, "unchanged since last ingest")
+            parsed = ParsedDocument(path=source_id, markdown=text, parser="text", title=title,
+                                    metadata=dict(metadata or {}))
+            graph = self.build_graph(parsed, file_hash, source_id, len(text.encode("utf-8")), timer)
+            self._write(graph, plan.replaces, timer)
+        except DuplicateDocument as e:
+            return FileOutcome(source_id, "skipped", e.document_id, "ingested concurrently by another process")
+        except OharaError as e:
+            return FileOutcome(source_id, "failed", None, getattr(e, "reason", str(e)), timings_s=timer.seconds)
+        return FileOutcome(source_id, plan.status, graph.document.id, None, _counts(graph), timer.seconds)
 
     def ingest_parsed(self, parsed: ParsedDocument, *, content_hash: str, origin: str, size: int,
                       force: bool = False) -> FileOutcome:
