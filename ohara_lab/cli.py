@@ -121,7 +121,10 @@ def _private(allow: bool) -> dict[str, Any]:
 @_fail_cleanly
 def crawl(url: str, atlas: str | None, depth: int | None, max_pages: int | None, delay: float | None,
           same_host: bool | None, allow_private: bool, as_json: bool) -> None:
-    """Crawl a site breadth-first into the atlas (robots.txt obeyed; resumes after a kill; re-crawls only changes)."""
+    """Crawl a site breadth-first into the atlas (robots.txt obeyed; resumes after a kill; re-crawls only changes).
+
+    Exit 1 when no page of the run has content (every one failed or was disallowed).
+    """
     overrides = {k: v for k, v in (("crawl_depth", depth), ("crawl_max_pages", max_pages), ("crawl_delay_s", delay),
                                    ("crawl_same_host", same_host)) if v is not None}
 
@@ -138,6 +141,7 @@ def crawl(url: str, atlas: str | None, depth: int | None, max_pages: int | None,
         verb = "resumed" if report.resumed else "ran"
         counts = ", ".join(f"{n} {k}" for k, n in report.counts.items())
         click.echo(f"crawl run {report.run} {verb}: {report.visited} request(s); pages: {counts}")
+    sys.exit(0 if report.counts.get("fetched", 0) + report.counts.get("unchanged", 0) else 1)
 
 
 @main.command()

@@ -455,14 +455,10 @@ class SqliteStore(SqliteSearchMixin):
 
     def edges(self, *, from_ids: Iterable[str] | None = None, to_ids: Iterable[str] | None = None,
               relations: Iterable[str] | None = None) -> list[Edge]:
-        where, params = [], []
-        for column, values in (("from_id", from_ids), ("to_id", to_ids), ("relation", relations)):
-            if values is not None:
-                values = list(values)
-                if not values:
-                    return []
-                where.append(f"{column} IN ({','.join('?' * len(values))})")
-                params += values
+        filters = _in_filters((("from_id", from_ids), ("to_id", to_ids), ("relation", relations)))
+        if filters is None:
+            return []
+        where, params = filters
         sql = "SELECT from_id, to_id, relation, attrs FROM edges"
         if where:
             sql += " WHERE " + " AND ".join(where)
@@ -514,15 +510,10 @@ class SqliteStore(SqliteSearchMixin):
     def crawl_pages(self, *, urls: Iterable[str] | None = None, hosts: Iterable[str] | None = None,
                     run: int | None = None, states: Iterable[str] | None = None) -> list[CrawlPage]:
         """Crawl pages matching every filter given, by depth then discovery order."""
-        where: list[str] = []
-        params: list[Any] = []
-        for column, values in (("host", hosts), ("state", states)):
-            if values is not None:
-                values = list(values)
-                if not values:
-                    return []
-                where.append(f"{column} IN ({','.join('?' * len(values))})")
-                params += values
+        filters = _in_filters((("host", hosts), ("state", states)))
+        if filters is None:
+            return []
+        where, params = filters
         if run is not None:
             where.append("run = ?")
             params.append(run)
@@ -592,6 +583,20 @@ class _LinkView:
             "SELECT content FROM paragraphs WHERE document_id=? AND length(content) > ? ORDER BY doc_position LIMIT ?",
             (document_id, min_chars, n)).fetchall()
         return [r[0] for r in rows]
+
+
+def _in_filters(pairs: Iterable[tuple[str, Iterable[Any] | None]]) -> tuple[list[str], list[Any]] | None:
+    """`column IN (...)` clauses and their values for the filters given; None when one is empty (nothing matches)."""
+    where: list[str] = []
+    params: list[Any] = []
+    for column, values in pairs:
+        if values is not None:
+            values = list(values)
+            if not values:
+                return None
+            where.append(f"{column} IN ({','.join('?' * len(values))})")
+            params += values
+    return where, params
 
 
 def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:

@@ -4,7 +4,9 @@ Breadth first from a start URL, to `crawl_depth` link hops and `crawl_max_pages`
 requests, on the start host only unless told otherwise; robots.txt obeyed
 (`robots.Robots`); at least `crawl_delay_s` (or the site's longer Crawl-delay)
 between two requests to one host; URLs canonical (`urls.canonical`), so no page
-is visited twice in a run and link cycles end.
+is visited twice in a run and link cycles end. A redirect is followed only to a
+URL the crawl could visit itself (in scope, allowed by robots.txt); the body is
+kept under the final URL and the redirecting page points to it.
 
 Every visit is written with the links it queued in one store transaction, so a
 crawl killed at any moment resumes where it stopped (same run, same frontier).
@@ -47,6 +49,15 @@ class CrawlReport(Record):
     counts: dict[str, int] = field(default_factory=dict)  # pages of the run by state, at the end
 
 
+@dataclass
+class _Run:
+    """One crawl run: its start URL, number, and every page it has queued or visited so far."""
+
+    start: str
+    number: int
+    known: dict[str, CrawlPage]
+
+
 class Crawler:
     """Crawls into `store` with the web settings of `settings` (see the module docstring)."""
 
@@ -60,18 +71,18 @@ class Crawler:
     def crawl(self, start_url: str) -> CrawlReport:
         check_reachable(start_url, self.fetcher.allow_private)
         start = canonical(start_url)
-        run, resumed = self._run_for(start)
-        known = {p.url: p for p in self.store.crawl_pages(run=run)}
-        if start not in known:
-            self._persist(self._requeue([start], depth=0, via=None, run=run, known=known))
-        frontier = deque(p for p in known.values() if p.state == "queued")
-        report = CrawlReport(start=start, run=run, resumed=resumed)
-        done = sum(1 for p in known.values() if p.state in VISITED)
+        number, resumed = self._run_for(start)
+        run = _Run(start, number, {p.url: p for p in self.store.crawl_pages(run=number)})
+        if start not in run.known:
+            self._persist(self._requeue(run, [start], depth=0, via=None))
+        frontier = deque(p for p in run.known.values() if p.state == "queued")
+        report = CrawlReport(start=start, run=number, resumed=resumed)
+        done = sum(1 for p in run.known.values() if p.state in VISITED)
         while frontier and done < self.settings.crawl_max_pages:
             page = frontier.popleft()
             if page.state != "queued":  # reached meanwhile as a redirect's target
                 continue
-            changed = self._visit(page, start, run, known)
+            changed = self._visit(run, page)
             self._persist(changed)
             frontier.extend(p for p in changed if p.state == "queued")
             if page.state in VISITED:
@@ -79,8 +90,8 @@ class Crawler:
                 report.visited += 1
             if self.on_page is not None:
                 self.on_page(page)
-        self.store.set_meta(_run_key(start), {"run": run, "finished": True, "finished_at": utc_now()})
-        report.counts = _counts(self.store.crawl_pages(run=run))
+        self.store.set_meta(_run_key(start), {"run": number, "finished": True, "finished_at": utc_now()})
+        report.counts = _counts(self.store.crawl_pages(run=number))
         return report
 
     # ------------------------------------------------------------------ runs
@@ -89,49 +100,72 @@ class Crawler:
         state = self.store.get_meta(_run_key(start)) or {}
         if state.get("run") and not state.get("finished"):
             return int(state["run"]), True
-        run = int(self.store.get_meta(RUN_COUNTER, 0) or 0) + 1
-        self.store.set_meta(RUN_COUNTER, run)
-        self.store.set_meta(_run_key(start), {"run": run, "finished": False, "started_at": utc_now()})
-        return run, False
+        number = int(self.store.get_meta(RUN_COUNTER, 0) or 0) + 1
+        self.store.set_meta(RUN_COUNTER, number)
+        self.store.set_meta(_run_key(start), {"run": number, "finished": False, "started_at": utc_now()})
+        return number, False
 
     # ------------------------------------------------------------------ one page
-    def _visit(self, page: CrawlPage, start: str, run: int, known: dict[str, CrawlPage]) -> list[CrawlPage]:
+    def _visit(self, run: _Run, page: CrawlPage) -> list[CrawlPage]:
         """Fetch one queued page; return it and every page it changed or queued."""
-        try:
-            allowed = self.robots.allows(page.url)
-        except BlockedURL as e:  # a link to a host the guard refuses (any-host crawls)
-            page.state, page.error = "failed", e.reason
+        refusal = self._refusal(page.url)
+        if refusal:
+            page.state, page.error = refusal
             return [page]
-        if not allowed:
-            page.state, page.error = "disallowed", "disallowed by robots.txt"
+        res = self._fetch(run, page)
+        if res is None:
             return [page]
-        self._wait(page.url)
-        stored = page if page.markdown is not None else None
-        try:
-            res = self.fetcher.fetch(page.url, etag=stored and stored.etag,
-                                     last_modified=stored and stored.last_modified)
-        except FetchError as e:
-            page.state, page.status, page.error, page.fetched_at = "failed", e.status, e.reason, utc_now()
-            return [page]
-        finally:
-            self._last_request[host_of(page.url)] = time.monotonic()
-        target, changed = page, [page]
-        final = canonical(res.url)
-        if final != page.url:
-            if not self._in_scope(final, start):
-                page.state, page.error, page.fetched_at = "failed", f"redirected off-site to {final}", utc_now()
-                return [page]
-            page.state, page.links, page.status, page.error = "redirected", [final], res.status, None
-            page.fetched_at = utc_now()
-            target = known.get(final) or self._existing(final) or CrawlPage(final, host_of(final))
-            target.depth, target.via, target.run = page.depth, target.via or page.url, run
-            known[final] = target
-            changed.append(target)
+        target = self._landing(run, page, res)
+        changed = [page] if target is page else [page, target]
         self._record(target, res)
         if target.state in ("fetched", "unchanged") and self._may_follow(page.depth):
-            fresh = [u for u in target.links if u not in known and self._in_scope(u, start)]
-            changed += self._requeue(fresh, depth=page.depth + 1, via=target.url, run=run, known=known)
+            fresh = [u for u in target.links if u not in run.known and self._in_scope(u, run.start)]
+            changed += self._requeue(run, fresh, depth=page.depth + 1, via=target.url)
         return changed
+
+    def _refusal(self, url: str) -> tuple[str, str] | None:
+        """(state, reason) when robots.txt or the guard keeps us from asking for `url`."""
+        try:
+            allowed = self.robots.allows(url)
+        except BlockedURL as e:  # a link to a host the guard refuses (any-host crawls)
+            return "failed", e.reason
+        finally:  # the first contact with a host fetched its robots.txt: that request counts for the delay
+            self._last_request.setdefault(host_of(url), time.monotonic())
+        return None if allowed else ("disallowed", "disallowed by robots.txt")
+
+    def _fetch(self, run: _Run, page: CrawlPage) -> Resource | None:
+        """The page's response (conditional when we hold its content), or None with the page marked failed."""
+        self._wait(page.url)
+        held = page.markdown is not None
+        try:
+            return self.fetcher.fetch(page.url, etag=page.etag if held else None,
+                                      last_modified=page.last_modified if held else None,
+                                      hop_refusal=lambda target: self._hop_refusal(run, target))
+        except FetchError as e:
+            page.state, page.status, page.error, page.fetched_at = "failed", e.status, e.reason, utc_now()
+            return None
+        finally:
+            self._last_request[host_of(page.url)] = time.monotonic()
+
+    def _hop_refusal(self, run: _Run, target: str) -> str | None:
+        """Why a redirect to `target` is not followed: off-site for this crawl, or robots.txt says no."""
+        target = canonical(target)
+        if not self._in_scope(target, run.start):
+            return f"redirected off-site to {target}"
+        refused = self._refusal(target)
+        return f"redirected to {target}: {refused[1]}" if refused else None
+
+    def _landing(self, run: _Run, page: CrawlPage, res: Resource) -> CrawlPage:
+        """The page that holds the response: `page`, or after redirects the final URL's page."""
+        final = canonical(res.url)
+        if final == page.url:
+            return page
+        page.fetched_at, page.status = utc_now(), res.status
+        page.state, page.links, page.error = "redirected", [final], None
+        target = run.known.get(final) or self._existing(final) or CrawlPage(final, host_of(final))
+        target.depth, target.via, target.run = page.depth, target.via or page.url, run.number
+        run.known[final] = target
+        return target
 
     def _record(self, page: CrawlPage, res: Resource) -> None:
         """Store what the fetch found: unchanged (304 or same hash) keeps the old Markdown and links."""
@@ -156,15 +190,14 @@ class Crawler:
         page.links = links(res.data, res.url) if fmt.name == "webpage" else []
 
     # ------------------------------------------------------------------ helpers
-    def _requeue(self, urls: list[str], *, depth: int, via: str | None, run: int,
-                 known: dict[str, CrawlPage]) -> list[CrawlPage]:
+    def _requeue(self, run: _Run, urls: list[str], *, depth: int, via: str | None) -> list[CrawlPage]:
         """Queue `urls` in this run, keeping what earlier runs stored about them (ETag, hash, Markdown)."""
         stored = {p.url: p for p in self.store.crawl_pages(urls=urls)} if urls else {}
         out = []
         for url in urls:
             page = stored.get(url) or CrawlPage(url, host_of(url))
-            page.state, page.depth, page.via, page.run = "queued", depth, via, run
-            known[url] = page
+            page.state, page.depth, page.via, page.run = "queued", depth, via, run.number
+            run.known[url] = page
             out.append(page)
         return out
 

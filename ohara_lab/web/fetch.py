@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from http.cookiejar import CookieJar, DefaultCookiePolicy
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urljoin
 
 import httpcore
@@ -84,8 +84,11 @@ class Fetcher:
         self.close()
 
     def fetch(self, url: str, *, etag: str | None = None, last_modified: str | None = None,
-              limit: int | None = None) -> Resource:
-        """GET `url` following redirects; raise `FetchError` (or `BlockedURL`) with a one-line reason."""
+              limit: int | None = None, hop_refusal: Callable[[str], str | None] | None = None) -> Resource:
+        """GET `url` following redirects; raise `FetchError` (or `BlockedURL`) with a one-line reason.
+
+        `hop_refusal(target)` may veto a redirect before it is followed (a crawl's scope and robots.txt).
+        """
         deadline = time.monotonic() + self.timeout
         conditional = {k: v for k, v in (("If-None-Match", etag), ("If-Modified-Since", last_modified)) if v}
         seen, current = [url], url
@@ -102,6 +105,9 @@ class Fetcher:
                 raise FetchError(url, "redirect loop: " + " -> ".join([*seen[seen.index(target):], target]))
             if len(seen) > self.settings.web_max_redirects:
                 raise FetchError(url, f"more than {self.settings.web_max_redirects} redirects (web_max_redirects)")
+            vetoed = hop_refusal(target) if hop_refusal else None
+            if vetoed:
+                raise FetchError(url, vetoed)
             seen.append(target)
             current, conditional = target, {}
 

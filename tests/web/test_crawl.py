@@ -108,3 +108,22 @@ def test_a_crawl_killed_midway_resumes_where_it_stopped(site, tmp_path):
     # pages stored before the kill are not asked for again (the one in flight may be)
     assert all(again.count(p) == 0 for p in finished_first if p != before[-1].path)
     assert "/a/deep.html" in again
+
+
+def test_other_servers_are_followed_only_with_any_host(site, bare_site, atlas):
+    bare_site.pages["/elsewhere.html"] = ("text/html", html("Elsewhere", "<h1>Elsewhere</h1>" + paragraph("Far away")))
+    site.pages["/out.html"] = ("text/html", html("Out", "<h1>Out</h1>" + paragraph("Links out"),
+                                                 [bare_site.url + "/elsewhere.html"]))
+    site.redirects["/jump"] = bare_site.url + "/elsewhere.html"
+    site.redirects["/sneak"] = "/private/secret.html"
+    site.pages["/"] = ("text/html", html("Home", "<h1>Home</h1>" + paragraph("Start"),
+                                         ["/out.html", "/jump", "/sneak"]))
+    atlas.crawl(site.url + "/", crawl_depth=2, **FAST)
+    pages = {p.url.rsplit("/", 1)[1]: p for p in atlas.store.crawl_pages()}
+    assert pages["jump"].state == "failed"
+    assert pages["jump"].error == f"redirected off-site to {bare_site.url}/elsewhere.html"
+    assert pages["sneak"].state == "failed" and "disallowed by robots.txt" in pages["sneak"].error
+    assert bare_site.hits == [] and site.requested("/private/secret.html") == 0  # vetoed before the hop
+    atlas.crawl(site.url + "/", crawl_depth=2, crawl_same_host=False, **FAST)
+    far = next(p for p in atlas.store.crawl_pages() if p.url == bare_site.url + "/elsewhere.html")
+    assert far.state == "fetched" and "Far away" in far.markdown and "/robots.txt" in bare_site.paths()
