@@ -14,15 +14,20 @@ from .web import is_web_url
 from .web import load as load_web
 
 
-def open_store(location: str, settings: Settings) -> GraphStore:
-    """SQLite for a directory; ArangoDB for an `arangodb://` / `http(s)://` URL."""
+def open_store(location: str, settings: Settings, *, read_only: bool = False) -> GraphStore:
+    """SQLite for a directory; ArangoDB for an `arangodb://` / `http(s)://` URL.
+
+    `read_only`: an SQLite atlas must already exist and is opened without schema work
+    or write lock (one read-only connection per thread); writes raise `StoreError`.
+    """
     if location.startswith(("arangodb://", "arango://", "http://", "https://")):
         from .store.arango import ArangoStore  # noqa: PLC0415 - optional extra
 
         return ArangoStore.from_url(location, evergreen_threshold=settings.similar_to_evergreen_threshold)
     from .store.sqlite import SqliteStore  # noqa: PLC0415
 
-    return SqliteStore(location, evergreen_threshold=settings.similar_to_evergreen_threshold)
+    return SqliteStore(location, evergreen_threshold=settings.similar_to_evergreen_threshold, read_only=read_only,
+                       busy_timeout_s=settings.busy_timeout_s)
 
 
 class Atlas:
@@ -36,8 +41,9 @@ class Atlas:
 
     # ------------------------------------------------------------------ lifecycle
     @classmethod
-    def open(cls, location: str | Path | None = None, settings: Settings | None = None, **overrides: Any) -> "Atlas":
-        """Open (or create) the atlas at `location`.
+    def open(cls, location: str | Path | None = None, settings: Settings | None = None, *, read_only: bool = False,
+             **overrides: Any) -> "Atlas":
+        """Open (or create) the atlas at `location`; `read_only=True` opens an existing one for reading only.
 
         Default: `OHARA_ATLAS`; else `ARANGO_URL` when set (ArangoDB); else `./atlas` (SQLite).
         """
@@ -47,7 +53,7 @@ class Atlas:
             location = settings.atlas if explicit or not settings.arango_url else settings.arango_url
         location = str(location)
         settings = settings.override(atlas=location)
-        return cls(open_store(location, settings), settings)
+        return cls(open_store(location, settings, read_only=read_only), settings)
 
     @property
     def location(self) -> str:

@@ -32,10 +32,11 @@ def _fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _open(atlas: str | None, **overrides: Any):  # type: ignore[no-untyped-def]
+def _open(atlas: str | None, *, read_only: bool = False, **overrides: Any):  # type: ignore[no-untyped-def]
+    """Read commands pass `read_only=True`: no schema work, no write lock, no atlas made at a mistyped path."""
     from .atlas import Atlas  # noqa: PLC0415
 
-    return Atlas.open(atlas, Settings.from_env(), **overrides)
+    return Atlas.open(atlas, Settings.from_env(), read_only=read_only, **overrides)
 
 
 def _print_json(data: Any) -> None:
@@ -167,7 +168,7 @@ def capture(url: str, to: str, out: Path | None, force: bool, allow_private: boo
 @_fail_cleanly
 def stats(atlas: str | None, as_json: bool) -> None:
     """Counts of documents, nodes, entities and edges by relation."""
-    with _open(atlas) as a:
+    with _open(atlas, read_only=True) as a:
         data = a.stats()
     if as_json:
         _print_json(data)
@@ -187,7 +188,7 @@ def stats(atlas: str | None, as_json: bool) -> None:
 @_fail_cleanly
 def check(atlas: str | None, as_json: bool) -> None:
     """Integrity check: edges, memberships, full-text index, duplicates. Exit 1 on errors."""
-    with _open(atlas) as a:
+    with _open(atlas, read_only=True) as a:
         problems = a.check()
     errors = [p for p in problems if p.severity == "error"]
     if as_json:
@@ -205,7 +206,7 @@ def check(atlas: str | None, as_json: bool) -> None:
 @_fail_cleanly
 def list_documents(atlas: str | None, as_json: bool) -> None:
     """List the atlas's documents."""
-    with _open(atlas) as a:
+    with _open(atlas, read_only=True) as a:
         docs = a.documents()
     if as_json:
         _print_json([{"id": d.id, "title": d.title, "published_date": d.published_date,
@@ -235,7 +236,7 @@ def remove(document_ids: tuple[str, ...], atlas: str | None) -> None:
 @_fail_cleanly
 def export(target: Path, atlas: str | None, fmt: str) -> None:
     """Export the atlas as a Markdown wiki (TARGET = folder) or JSON (TARGET = file)."""
-    with _open(atlas) as a:
+    with _open(atlas, read_only=True) as a:
         counts = a.export_wiki(target) if fmt == "wiki" else a.export_json(target)
     click.echo(f"wrote {target}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
 
@@ -308,7 +309,7 @@ def query(text: str, atlas: str | None, show_tiers: bool, verbose: bool, as_json
     if embedder:
         overrides["embedder"] = embedder
     mode = "agent" if agent else "cor" if cor else "standard"
-    with _open(atlas) as a:
+    with _open(atlas, read_only=True) as a:
         result = a.query(text, mode=mode, **overrides)
     if as_json:
         _print_json(result.to_dict())
@@ -330,7 +331,7 @@ def answer(question: str, atlas: str | None, cor: bool, agent: bool, as_json: bo
     from .render import shorten  # noqa: PLC0415
 
     mode = "agent" if agent else "cor" if cor else "standard"
-    with _open(atlas) as a:
+    with _open(atlas, read_only=True) as a:
         ans = a.answer(question, mode=mode)
     if as_json:
         _print_json(ans.to_dict())

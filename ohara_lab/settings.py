@@ -31,6 +31,7 @@ class Settings:
     arango_url: str | None = _opt(None, "ArangoDB URL used when no atlas location is given", env="ARANGO_URL")
     llm_cache_dir: str | None = _opt(None, "LLM reply cache directory (default: <atlas>/llm_cache)")
     max_file_mb: float = _opt(256.0, "refuse input files larger than this many MiB")
+    busy_timeout_s: float = _opt(60.0, "seconds a writer waits for another writer's lock before failing")
 
     # --- ingest ------------------------------------------------------------
     ingest_concurrency: int = _opt(4, "parallel LLM calls while structuring one document")

@@ -3,13 +3,19 @@
 WAL mode with a busy timeout lets several processes share one atlas; every
 document is written inside one `BEGIN IMMEDIATE` transaction, so a crash at any
 moment leaves the document either fully present or absent.
+
+A store opened `read_only` (read commands, `ohara serve`, `ohara mcp`) never
+creates, migrates or locks the atlas: each thread reads through its own `mode=ro`
+connection, so readers run side by side and never wait behind a writer (WAL
+readers see the last commit and take no lock a writer waits for).
 """
 from __future__ import annotations
 
 import json
 import sqlite3
 import threading
-from contextlib import contextmanager
+import weakref
+from contextlib import contextmanager, nullcontext
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -24,7 +30,11 @@ from .sqlite_check import run_checks
 from .sqlite_search import SqliteSearchMixin
 
 SCHEMA_VERSION = 1
-BUSY_TIMEOUT_MS = 60_000
+BUSY_TIMEOUT_S = 60.0
+
+
+class _Connection(sqlite3.Connection):
+    """A connection `close()` can reach through a weak reference (the plain C type takes none)."""
 
 
 def _dumps(value: Any) -> str:
@@ -34,31 +44,76 @@ def _dumps(value: Any) -> str:
 class SqliteStore(SqliteSearchMixin):
     """Graph store in a single SQLite file (`<directory>/atlas.db`)."""
 
-    def __init__(self, directory: str | Path, *, evergreen_threshold: int = 5, readonly: bool = False):
+    def __init__(self, directory: str | Path, *, evergreen_threshold: int = 5, read_only: bool = False,
+                 busy_timeout_s: float = BUSY_TIMEOUT_S):
         self.directory = Path(directory)
         self.location = str(self.directory)
         self.evergreen_threshold = evergreen_threshold
-        if not readonly:
-            self.directory.mkdir(parents=True, exist_ok=True)
+        self.read_only = read_only
+        self.busy_timeout_s = busy_timeout_s
         self.path = self.directory / "atlas.db"
-        if readonly and not self.path.exists():
-            raise StoreError(f"no atlas at {self.directory} (missing atlas.db)")
-        self._lock = threading.RLock()
-        self.conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                                    check_same_thread=False)
-        self.conn.row_factory = sqlite3.Row
-        self.conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
         self._vec_cache: dict[str, tuple[int, list[str], np.ndarray]] = {}
         self._models_cache: tuple[int, dict[str, int]] | None = None
-        if not readonly:
-            self._init_schema()
+        self._local = threading.local()  # read-only: one connection per thread
+        # Weak: a reader thread's connection goes (and closes) with its thread; close() closes the living ones.
+        self._opened: weakref.WeakSet[sqlite3.Connection] = weakref.WeakSet()
+        if read_only:
+            if not self.path.is_file():
+                raise StoreError(f"no atlas at {self.location}")
+            # Per-thread connections need no lock; nullcontext() is reusable and re-entrant.
+            self._lock: Any = nullcontext()
+            self.conn  # noqa: B018 - open now, so a corrupt file fails here with its name
+            return
+        with self._sql_errors():
+            self.directory.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._shared = self._connect()
+        with self._sql_errors():
+            self._shared.execute("PRAGMA journal_mode=WAL")
+            self._shared.execute("PRAGMA synchronous=NORMAL")
+        self._init_schema()
 
     # ------------------------------------------------------------------ plumbing
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The connection for this thread: the shared writer's, or this thread's read-only one."""
+        if not self.read_only:
+            return self._shared
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = self._connect()
+        return conn
+
+    def _connect(self) -> sqlite3.Connection:
+        target, uri = (self.path.resolve().as_uri() + "?mode=ro", True) if self.read_only else (str(self.path), False)
+        with self._sql_errors():
+            conn = sqlite3.connect(target, uri=uri, timeout=self.busy_timeout_s, isolation_level=None,
+                                   check_same_thread=False, factory=_Connection)
+            conn.row_factory = sqlite3.Row
+            conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_s * 1000)}")
+            if self.read_only and not conn.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchall():
+                conn.close()
+                raise StoreError(f"no atlas at {self.location} (atlas.db holds no atlas)")
+        self._opened.add(conn)
+        return conn
+
+    @contextmanager
+    def _sql_errors(self) -> Iterator[None]:
+        """SQLite's own errors (locked past the busy timeout, corrupt file, unwritable folder) as one-line StoreErrors."""
+        try:
+            yield
+        except sqlite3.IntegrityError:
+            raise
+        except (sqlite3.DatabaseError, OSError) as e:
+            detail = str(e) or type(e).__name__
+            if "locked" in detail or "busy" in detail:
+                detail += f" (another process held it for more than {self.busy_timeout_s:g} s)"
+            raise StoreError(f"atlas {self.location}: {detail}") from None
+
     def _init_schema(self) -> None:
         sql = resources.files("ohara_lab.store").joinpath("schema.sql").read_text(encoding="utf-8")
-        with self._lock:
+        with self._lock, self._sql_errors():
             # Every statement is IF NOT EXISTS, so concurrent openers converge on one schema.
             self.conn.executescript(sql)
         with self.transaction():
@@ -72,18 +127,38 @@ class SqliteStore(SqliteSearchMixin):
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction; the write lock is taken up front so readers never upgrade."""
-        with self._lock:
+        if self.read_only:
+            raise StoreError(f"atlas {self.location} is open read-only")
+        with self._lock, self._sql_errors():
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self.conn
             except BaseException:
-                self.conn.execute("ROLLBACK")
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
                 raise
             self.conn.execute("COMMIT")
 
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """Several reads from one committed state (one read transaction); joins a transaction already open."""
+        with self._lock, self._sql_errors():
+            conn = self.conn
+            if conn.in_transaction:
+                yield conn
+                return
+            conn.execute("BEGIN DEFERRED")
+            try:
+                yield conn
+            finally:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+
     def close(self) -> None:
         with self._lock:
-            self.conn.close()
+            for conn in list(self._opened):
+                conn.close()
+            self._opened.clear()
 
     def __enter__(self) -> "SqliteStore":
         return self
@@ -92,7 +167,7 @@ class SqliteStore(SqliteSearchMixin):
         self.close()
 
     def _q(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
-        with self._lock:
+        with self._lock, self._sql_errors():
             return self.conn.execute(sql, tuple(params)).fetchall()
 
     # ------------------------------------------------------------------ meta
@@ -439,9 +514,11 @@ class SqliteStore(SqliteSearchMixin):
 
     def document_nodes(self, document_id: str) -> dict[str, list[dict[str, Any]]]:
         out = {}
-        for table in ("sections", "paragraphs", "tables"):
-            rows = self._q(f"SELECT data FROM {table} WHERE document_id=? ORDER BY doc_position", (document_id,))
-            out[table] = [json.loads(r[0]) for r in rows]
+        with self.snapshot() as c:  # a writer deleting the document between tables must not split it
+            for table in ("sections", "paragraphs", "tables"):
+                rows = c.execute(f"SELECT data FROM {table} WHERE document_id=? ORDER BY doc_position",
+                                 (document_id,)).fetchall()
+                out[table] = [json.loads(r[0]) for r in rows]
         return out
 
     def get_entities(self, slugs: Iterable[str] | None = None) -> list[Entity]:
@@ -543,8 +620,8 @@ class SqliteStore(SqliteSearchMixin):
         }
 
     def check(self) -> list[Problem]:
-        with self._lock:
-            return run_checks(self.conn)
+        with self.snapshot() as c:
+            return run_checks(c)
 
 
 class _LinkView:

@@ -1,0 +1,148 @@
+"""Readers and writers on one SQLite atlas (issue 12, point 8).
+
+Read-only stores make nothing, migrate nothing and take no lock a writer holds;
+each thread reads through its own connection; a document's nodes come from one
+snapshot even while a writer deletes it; SQLite's own errors surface as one-line
+`StoreError`s.
+"""
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+
+import pytest
+
+from ohara_lab.errors import StoreError
+from ohara_lab.store.sqlite import SqliteStore
+
+from .builders import make_graph
+
+
+@pytest.fixture
+def atlas_dir(tmp_path):
+    path = tmp_path / "atlas"
+    with SqliteStore(path) as writer:
+        writer.write_document(make_graph("a1", [("Alpha text about Alice.", ["Text"], ["Alice"]),
+                                                ("More alpha text.", [], [])]))
+        writer.write_document(make_graph("b2", [("Beta text about Bob.", [], ["Bob"])]))
+    return path
+
+
+@pytest.fixture
+def locked(atlas_dir):
+    """Another connection holding the atlas's write lock for the whole test."""
+    conn = sqlite3.connect(atlas_dir / "atlas.db", isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("INSERT INTO meta(key, value) VALUES ('held', '1')")
+    yield conn
+    conn.execute("ROLLBACK")
+    conn.close()
+
+
+def test_read_only_open_of_a_missing_atlas_fails_and_creates_nothing(tmp_path):
+    missing = tmp_path / "typo" / "atlas"
+    with pytest.raises(StoreError, match=f"^no atlas at {missing}$"):
+        SqliteStore(missing, read_only=True)
+    assert not (tmp_path / "typo").exists()
+
+
+def test_read_only_open_of_a_folder_without_an_atlas_fails(tmp_path):
+    (tmp_path / "atlas.db").write_bytes(b"")  # an empty file is an empty SQLite database, not an atlas
+    with pytest.raises(StoreError, match="no atlas at"):
+        SqliteStore(tmp_path, read_only=True)
+
+
+def test_read_only_open_neither_waits_for_nor_disturbs_a_writer(atlas_dir, locked):
+    t0 = time.perf_counter()
+    with SqliteStore(atlas_dir, read_only=True, busy_timeout_s=5) as reader:
+        assert reader.stats()["documents"] == 2
+        assert [d.id for d in reader.list_documents()] == ["documents/a1", "documents/b2"]
+    assert time.perf_counter() - t0 < 5, "the read-only open waited for the writer's lock"
+
+
+def test_read_only_store_refuses_writes(atlas_dir):
+    with SqliteStore(atlas_dir, read_only=True) as reader:
+        with pytest.raises(StoreError, match="read-only"):
+            reader.delete_document("documents/a1")
+        with pytest.raises(StoreError, match="read-only"):
+            reader.add_feedback("q", "h", "paragraphs/a1-00002", 1, "positive")
+    with SqliteStore(atlas_dir, read_only=True) as reader:
+        assert reader.get_document("documents/a1") is not None and reader.feedback() == []
+
+
+def test_each_thread_reads_through_its_own_connection(atlas_dir):
+    """A reader inside a long read transaction does not hold up another thread's reads."""
+    with SqliteStore(atlas_dir, read_only=True) as reader:
+        inside, release = threading.Event(), threading.Event()
+        conns = {}
+
+        def slow_reader():
+            with reader.snapshot() as c:
+                conns["slow"] = c
+                c.execute("SELECT COUNT(*) FROM paragraphs").fetchall()
+                inside.set()
+                release.wait(30)
+
+        t = threading.Thread(target=slow_reader)
+        t.start()
+        assert inside.wait(30)
+        done = threading.Event()
+
+        def fast_reader():
+            conns["fast"] = reader.conn
+            assert reader.stats()["documents"] == 2
+            done.set()
+
+        threading.Thread(target=fast_reader).start()
+        finished = done.wait(10)
+        release.set()
+        t.join(30)
+        assert finished, "a reader waited for another reader's transaction"
+        assert conns["slow"] is not conns["fast"]
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_document_nodes_come_from_one_snapshot_while_a_writer_deletes(atlas_dir, read_only):
+    """The writer deletes the document after the sections were read and before the paragraphs are.
+
+    SQLite's trace hook runs the delete at exactly that moment (the reader's statement on
+    `paragraphs` starts), so without one read transaction the reader sees sections of a
+    document whose paragraphs are gone.
+    """
+    reader = SqliteStore(atlas_dir, read_only=True) if read_only else SqliteStore(atlas_dir)
+    writer = SqliteStore(atlas_dir)
+    deleted = []
+
+    def delete_between_statements(sql: str) -> None:
+        if "FROM paragraphs" in sql and not deleted:
+            deleted.append(writer.delete_document("documents/a1"))
+
+    try:
+        reader.conn.set_trace_callback(delete_between_statements)
+        nodes = reader.document_nodes("documents/a1")
+        reader.conn.set_trace_callback(None)
+        assert deleted == [True], "the writer did not run between the reader's statements"
+        assert [len(nodes[t]) for t in ("sections", "paragraphs")] == [1, 2]
+        assert reader.document_nodes("documents/a1") == {"sections": [], "paragraphs": [], "tables": []}
+    finally:
+        reader.close()
+        writer.close()
+
+
+def test_a_writer_locked_out_past_the_busy_timeout_gets_a_store_error(atlas_dir, locked):
+    with SqliteStore(atlas_dir, read_only=True) as reader:
+        assert reader.get_document("documents/a1") is not None
+    t0 = time.perf_counter()
+    with pytest.raises(StoreError) as err:
+        SqliteStore(atlas_dir, busy_timeout_s=0.3)
+    assert time.perf_counter() - t0 < 10
+    assert "database is locked" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_corrupt_atlas_file_is_a_store_error(tmp_path):
+    (tmp_path / "atlas.db").write_bytes(b"this is not a database, just text" * 200)
+    with pytest.raises(StoreError, match="file is not a database"):
+        SqliteStore(tmp_path)
+    with pytest.raises(StoreError, match="file is not a database"):
+        SqliteStore(tmp_path, read_only=True)
