@@ -15,7 +15,7 @@ from typing import Any, Callable
 import click
 
 from .errors import OharaError
-from .settings import Settings
+from .settings import Settings, weight_field
 
 ATLAS_HELP = "atlas directory or arangodb:// URL (default: $OHARA_ATLAS or ./atlas)"
 
@@ -277,10 +277,8 @@ def _weights(pairs: tuple[str, ...]) -> dict[str, float]:
         name, sep, value = pair.partition("=")
         if not sep:
             raise click.BadParameter(f"expected NAME=VALUE, got {pair!r}", param_hint="--weight")
-        field = name.strip().lower().replace("-", "_")
-        field = field if field.endswith("_weight") else field + "_weight"
         try:
-            out[field] = float(value)
+            out[weight_field(name)] = float(value)
         except ValueError:
             raise click.BadParameter(f"{name}: {value!r} is not a number", param_hint="--weight") from None
     return out
@@ -354,6 +352,50 @@ def embed(atlas: str | None, embedder: str | None) -> None:
     with _open(atlas) as a:
         out = a.embed(embedder=embedder)
     click.echo(f"{out['embedded']} node(s) embedded with {out['model']}")
+
+
+# ---------------------------------------------------------------------- serving (the `serve` extra)
+
+
+@main.command()
+@click.option("--atlas", help=ATLAS_HELP)
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="address to listen on; anything but loopback needs OHARA_API_TOKEN")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="TCP port")
+@_fail_cleanly
+def serve(atlas: str | None, host: str, port: int) -> None:
+    """Serve the atlas read-only over HTTP (JSON API with an OpenAPI schema at /docs)."""
+    from .serve.http_api import check_bind, serve_http  # noqa: PLC0415 - FastAPI and uvicorn load only here
+    from .serve.service import AtlasService  # noqa: PLC0415
+
+    settings = Settings.from_env()
+    check_bind(host, settings.api_token)
+    service = AtlasService(atlas, settings)
+    warm = service.warm()
+    click.echo(f"serving {service.location} read-only on http://{host}:{port} (ready in {warm:.1f} s; "
+               f"OpenAPI at /docs)", err=True)
+    serve_http(service, host, port)
+
+
+@main.command()
+@click.option("--atlas", help=ATLAS_HELP)
+@click.option("--http", "http_port", type=click.IntRange(0, 65535), default=None,
+              help="serve streamable HTTP on 127.0.0.1:PORT (path /mcp) instead of stdio")
+@click.option("--allow-ingest", is_flag=True, help="offer the ingest tool (only from the --ingest-root folders)")
+@click.option("--ingest-root", "ingest_roots", multiple=True, type=click.Path(path_type=Path),
+              help="a folder the ingest tool may read (repeatable); required by --allow-ingest")
+@_fail_cleanly
+def mcp(atlas: str | None, http_port: int | None, allow_ingest: bool, ingest_roots: tuple[Path, ...]) -> None:
+    """Serve the atlas to agents over MCP (stdio by default): query, answer, graph context, documents."""
+    from .errors import UsageError  # noqa: PLC0415
+    from .serve.mcp_server import run_mcp  # noqa: PLC0415 - the MCP SDK loads only here
+    from .serve.service import AtlasService  # noqa: PLC0415
+
+    if allow_ingest != bool(ingest_roots):
+        raise UsageError("--allow-ingest and --ingest-root go together: name the folders ingest may read")
+    service = AtlasService(atlas, ingest_roots=ingest_roots)
+    service.warm()
+    run_mcp(service, allow_ingest=allow_ingest, http_port=http_port)
 
 
 # ---------------------------------------------------------------------- ontology

@@ -55,6 +55,14 @@ class CaptureError(OharaError):
     """A page could not be rendered by the browser (no Chromium, a crash, a timeout)."""
 
 
+class NotFoundError(OharaError):
+    """The caller named a document or node the atlas does not hold."""
+
+    def __init__(self, what: str):
+        self.what = what
+        super().__init__(f"no such {what} in the atlas")
+
+
 class StoreError(OharaError):
     """The graph store refused an operation or is unreachable."""
 

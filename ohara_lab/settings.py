@@ -118,6 +118,13 @@ class Settings:
     integrity_weight_min: float = _opt(0.6, "cross-doc score that admits a node to the Integrity tier")
     explorer_stop_weight: float = _opt(0.15, "scent below which the Explorer stops")
 
+    # --- serving (`ohara serve`, `ohara mcp`) -------------------------------
+    api_token: str | None = _opt(None, "bearer token the HTTP API requires (required off loopback)",
+                                 env="OHARA_API_TOKEN")
+    api_max_body_kb: int = _opt(64, "largest HTTP request body accepted, KiB (larger: 413)")
+    api_max_limit: int = _opt(100, "largest `limit` a served query may ask for")
+    api_max_text_chars: int = _opt(4000, "longest query or question text a served request may send")
+
     # --- advanced modes ------------------------------------------------------
     session_history_limit: int = _opt(3, "conversation turns sent with a query")
     cor_max_iter: int = _opt(2, "Chain-of-Retrieval iterations")
@@ -173,8 +180,9 @@ class Settings:
     def to_dict(self) -> dict[str, Any]:
         """All settings, secrets masked."""
         out = dataclasses.asdict(self)
-        if out.get("gemini_api_key"):
-            out["gemini_api_key"] = "***"
+        for secret in ("gemini_api_key", "api_token"):
+            if out.get(secret):
+                out[secret] = "***"
         return out
 
 
@@ -186,6 +194,12 @@ ALIASES = {
     "entity_weight": "entity_pivot_weight",
     "structural_weight": "struct_weight",
 }
+
+
+def weight_field(name: str) -> str:
+    """A weight as callers name it (`bm25`, `cross-doc`, `vector_weight`) -> its settings field (`bm25_weight`)."""
+    field_name = name.strip().lower().replace("-", "_")
+    return field_name if field_name.endswith("_weight") else field_name + "_weight"
 
 
 def env_name(f: dataclasses.Field) -> str:

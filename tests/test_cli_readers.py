@@ -13,7 +13,9 @@ import time
 
 import pytest
 
-from tests.test_cli_ingest import ENV
+from tests.support import offline_env
+
+ENV = offline_env()
 
 READ_COMMANDS = [("stats",), ("check",), ("ls",), ("query", "licence"), ("answer", "What is the GPL?"),
                  ("export", "OUT")]

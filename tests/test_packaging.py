@@ -26,6 +26,7 @@ def test_mapped_folders_are_declared():
 def test_core_import_pulls_in_no_optional_extra():
     code = ("import sys, ohara_lab, ohara_lab.atlas, ohara_lab.cli, ohara_lab.retrieval.engine, ohara_lab.ingest.pipeline;"
             "bad = [m for m in ('torch', 'sentence_transformers', 'spacy', 'google.genai', 'arango', 'ipywidgets',"
-            " 'pythreejs', 'wordllama', 'httpx', 'trafilatura', 'protego') if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
+            " 'pythreejs', 'wordllama', 'httpx', 'trafilatura', 'protego', 'mcp', 'fastapi', 'uvicorn') if m in sys.modules];"
+            " print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr

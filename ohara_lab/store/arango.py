@@ -106,6 +106,12 @@ class ArangoStore(ArangoSearchMixin):
         except ArangoError as e:
             raise StoreError(f"ArangoDB could not commit the transaction: {e}") from e
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Several reads as one unit. Each AQL query already reads one consistent (RocksDB) snapshot, and
+        multi-statement reads here are single queries (e.g. `document_nodes`), so nothing more is taken."""
+        yield None
+
     # ------------------------------------------------------------------ meta
     def set_meta(self, key: str, value: Any) -> None:
         rows(self.db, 'INSERT {_key: @key, key: @name, value: @value} INTO meta OPTIONS {overwriteMode: "replace"}',

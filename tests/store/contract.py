@@ -331,3 +331,14 @@ def test_crawl_pages_by_many_urls(store):
     wanted = [p.url for p in reversed(pages)]
     got = store.crawl_pages(urls=wanted)
     assert [p.url for p in got] == [p.url for p in sorted(pages, key=lambda p: (p.depth, pages.index(p)))]
+
+
+
+def test_snapshot_reads_one_state_and_nests(store):
+    store.write_document(make_graph("a1", [("Alpha text.", [], [])]))
+    with store.snapshot():
+        with store.snapshot():
+            nodes = store.document_nodes("documents/a1")
+        assert store.get_document("documents/a1") is not None
+    assert [len(nodes[t]) for t in ("sections", "paragraphs")] == [1, 1]
+    store.delete_document("documents/a1")  # a write after the snapshot ended is not refused
