@@ -12,10 +12,12 @@ readers see the last commit and take no lock a writer waits for).
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import threading
 import weakref
 from contextlib import contextmanager, nullcontext
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -31,6 +33,26 @@ from .sqlite_search import SqliteSearchMixin
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_S = 60.0
+_TABLE_NAME = re.compile(r"CREATE (?:VIRTUAL )?TABLE IF NOT EXISTS (\w+)")
+
+
+@lru_cache(maxsize=1)
+def schema_sql() -> str:
+    return resources.files("ohara_lab.store").joinpath("schema.sql").read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def table_statements() -> dict[str, str]:
+    """`CREATE TABLE` statement of every table in the schema, by table name."""
+    out, statement = {}, ""
+    for line in schema_sql().splitlines(keepends=True):
+        statement += line
+        if sqlite3.complete_statement(statement):
+            found = _TABLE_NAME.search(statement)
+            if found:
+                out[found.group(1)] = statement.strip()
+            statement = ""
+    return out
 
 
 class _Connection(sqlite3.Connection):
@@ -91,12 +113,21 @@ class SqliteStore(SqliteSearchMixin):
                                    check_same_thread=False, factory=_Connection)
             conn.row_factory = sqlite3.Row
             conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_s * 1000)}")
-            if self.read_only and not conn.execute(
-                    "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchall():
-                conn.close()
-                raise StoreError(f"no atlas at {self.location} (atlas.db holds no atlas)")
+            if self.read_only:
+                self._stand_in_for_missing_tables(conn)
         self._opened.add(conn)
         return conn
+
+    def _stand_in_for_missing_tables(self, conn: sqlite3.Connection) -> None:
+        """An atlas made before a table was added to the schema holds none of its rows: read-only, an empty
+        TEMP table (private to this connection, no lock, no change to the file) stands in for it."""
+        present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "meta" not in present:
+            conn.close()
+            raise StoreError(f"no atlas at {self.location} (atlas.db holds no atlas)")
+        for name, statement in table_statements().items():
+            if name not in present:
+                conn.execute(statement.replace(f"IF NOT EXISTS {name}", f"IF NOT EXISTS temp.{name}", 1))
 
     @contextmanager
     def _sql_errors(self) -> Iterator[None]:
@@ -112,10 +143,9 @@ class SqliteStore(SqliteSearchMixin):
             raise StoreError(f"atlas {self.location}: {detail}") from None
 
     def _init_schema(self) -> None:
-        sql = resources.files("ohara_lab.store").joinpath("schema.sql").read_text(encoding="utf-8")
         with self._lock, self._sql_errors():
             # Every statement is IF NOT EXISTS, so concurrent openers converge on one schema.
-            self.conn.executescript(sql)
+            self.conn.executescript(schema_sql())
         with self.transaction():
             row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
             if row is None:

@@ -146,3 +146,20 @@ def test_a_corrupt_atlas_file_is_a_store_error(tmp_path):
         SqliteStore(tmp_path)
     with pytest.raises(StoreError, match="file is not a database"):
         SqliteStore(tmp_path, read_only=True)
+
+
+def test_an_atlas_older_than_a_table_reads_it_as_empty_and_stays_untouched(atlas_dir):
+    """Read-only opens do no schema work, so a table added to the schema after the atlas was made is missing."""
+    conn = sqlite3.connect(atlas_dir / "atlas.db")
+    conn.execute("DROP TABLE node_questions")  # as an atlas built before ANSWERS_SAME existed
+    conn.commit()
+    conn.close()
+    before = (atlas_dir / "atlas.db").read_bytes()
+    with SqliteStore(atlas_dir, read_only=True) as reader:
+        # today no read touches it, tomorrow's may: what it would read is an empty table, not "no such table"
+        assert reader.conn.execute("SELECT COUNT(*) FROM node_questions").fetchone()[0] == 0
+        assert reader.stats()["documents"] == 2 and reader.check() == []
+    assert (atlas_dir / "atlas.db").read_bytes() == before
+    conn = sqlite3.connect(atlas_dir / "atlas.db")
+    assert conn.execute("SELECT COUNT(*) FROM sqlite_master WHERE name='node_questions'").fetchone()[0] == 0
+    conn.close()
