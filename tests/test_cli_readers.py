@@ -6,14 +6,13 @@ wait behind a writer, and every SQLite failure reaches the user as one line, exi
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import sys
 import time
 
 import pytest
 
-from tests.support import offline_env
+from tests.support import offline_env, write_lock_held
 
 ENV = offline_env()
 
@@ -45,12 +44,8 @@ def test_read_commands_never_create_an_atlas(tmp_path, command):
 
 @pytest.fixture
 def writer_holding_the_lock(fresh_copy):
-    conn = sqlite3.connect(fresh_copy / "atlas.db", isolation_level=None)
-    conn.execute("BEGIN IMMEDIATE")
-    conn.execute("INSERT INTO meta(key, value) VALUES ('in-flight', '1')")
-    yield fresh_copy
-    conn.execute("ROLLBACK")
-    conn.close()
+    with write_lock_held(fresh_copy):
+        yield fresh_copy
 
 
 def test_stats_does_not_wait_behind_a_writer(writer_holding_the_lock):

@@ -33,29 +33,23 @@ READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _tool_errors(fn: F) -> F:
-    """OharaErrors (bad id, unknown setting, locked atlas, ...) become one-line tool errors the agent can read."""
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except OharaError as e:
-            raise ToolError(str(e)) from None
+def _raising(convert: Callable[[OharaError], Exception]) -> Callable[[F], F]:
+    """A decorator re-raising the OharaErrors of a tool or resource as the SDK's error, one line the agent reads."""
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except OharaError as e:
+                raise convert(e) from None
 
-    return wrapper  # type: ignore[return-value]
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
 
 
-def _resource_errors(fn: F) -> F:
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except NotFoundError as e:
-            raise ResourceNotFoundError(str(e)) from None
-        except OharaError as e:
-            raise ResourceError(str(e)) from None
-
-    return wrapper  # type: ignore[return-value]
+_tool_errors = _raising(lambda e: ToolError(str(e)))  # bad id, unknown setting, locked atlas, ...
+_resource_errors = _raising(lambda e: (ResourceNotFoundError if isinstance(e, NotFoundError) else ResourceError)(str(e)))
 
 
 def build_server(service: AtlasService, *, allow_ingest: bool = False) -> MCPServer:

@@ -16,6 +16,8 @@ import pytest
 from ohara_lab.errors import StoreError
 from ohara_lab.store.sqlite import SqliteStore
 
+from tests.support import write_lock_held
+
 from .builders import make_graph
 
 
@@ -31,13 +33,8 @@ def atlas_dir(tmp_path):
 
 @pytest.fixture
 def locked(atlas_dir):
-    """Another connection holding the atlas's write lock for the whole test."""
-    conn = sqlite3.connect(atlas_dir / "atlas.db", isolation_level=None)
-    conn.execute("BEGIN IMMEDIATE")
-    conn.execute("INSERT INTO meta(key, value) VALUES ('held', '1')")
-    yield conn
-    conn.execute("ROLLBACK")
-    conn.close()
+    with write_lock_held(atlas_dir) as conn:
+        yield conn
 
 
 def test_read_only_open_of_a_missing_atlas_fails_and_creates_nothing(tmp_path):
