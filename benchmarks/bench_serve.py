@@ -12,8 +12,9 @@ Builds (or reuses, through the eval harness's cache) the MuSiQue atlas, then in 
    of `POST /query` at 1, 4 and 16 concurrent clients, each client a thread with its own
    keep-alive connection, `--requests` requests per level (bounded; loopback only);
 3. a slow query beside fast ones: the fast questions' latency with one client looping on a
-   slow request (agent mode over a long question), against the same questions alone. A
-   slow query that blocked the others would push the fast p50 up to its own duration.
+   slow request (Chain-of-Retrieval over a 4,000-character question, seconds long), against
+   the same questions alone. A slow query that blocked the others would push the fast p50
+   up towards its own duration.
 
 Both processes share the machine's cores, so the client's own work is in the figures.
 Prints a Markdown table; asserts nothing.
@@ -126,7 +127,7 @@ def slow_beside_fast(url: str, questions: list[str], slow_text: str, n: int) -> 
         with httpx.Client(base_url=url, timeout=600) as c:
             while not stop.is_set():
                 t0 = time.perf_counter()
-                c.post("/query", json={"text": slow_text, "mode": "agent", "limit": 100}).raise_for_status()
+                c.post("/query", json={"text": slow_text, "mode": "cor", "limit": 100}).raise_for_status()
                 slow.append((time.perf_counter() - t0) * 1000)
 
     t = threading.Thread(target=slow_client)
@@ -175,7 +176,7 @@ def main() -> None:
         for q in questions[:10]:  # warm the server's caches as the in-process run was warmed
             httpx.post(url + "/query", json={"text": q, "limit": args.limit}, timeout=300)
         levels = {c: load(url, questions, c, args.requests, args.limit) for c in LEVELS}
-        slow_text = " ".join(questions[:12])  # a long multi-topic question in agent mode
+        slow_text = " ".join(questions)[:4000]  # the longest question a request may send, in CoR mode
         slow = slow_beside_fast(url, questions, slow_text, 40)
     finally:
         proc.terminate()
@@ -194,7 +195,7 @@ def main() -> None:
     for c, r in levels.items():
         print(f"| `POST /query` | {c} | {r['rps']:.1f} | {r['p50']:.1f} | {r['p95']:.1f} | {r['p50'] / base:.2f} "
               f"| {r['failures']} |")
-    print(f"\nslow beside fast ({slow['slow_n']} slow agent-mode requests, p50 {slow['slow_p50']:.0f} ms):")
+    print(f"\nslow beside fast ({slow['slow_n']} slow CoR requests, p50 {slow['slow_p50']:.0f} ms):")
     print(f"  fast queries alone:            p50 {slow['alone_p50']:.1f} ms, p95 {slow['alone_p95']:.1f} ms")
     print(f"  fast queries beside the slow:  p50 {slow['beside_p50']:.1f} ms, p95 {slow['beside_p95']:.1f} ms "
           f"(x{slow['beside_p50'] / slow['alone_p50']:.2f}; blocking would mean ~{slow['slow_p50']:.0f} ms)")
