@@ -24,7 +24,7 @@ import numpy as np
 from ohara_lab import Atlas
 from ohara_lab.eval.configs import CONFIGS
 from ohara_lab.eval.datasets.registry import load_dataset
-from ohara_lab.retrieval.query import tokenize
+from ohara_lab.text import tokenize
 
 RUNS = ("bm25_only", "vector_only", "rrf", "full")
 

@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from .ids import split_id
+
 
 def utc_now() -> str:
     """The timestamp every record carries (upload, first seen, feedback, usage): UTC, whole seconds, ISO 8601."""
@@ -137,7 +139,7 @@ class Document(Record):
 
     @property
     def key(self) -> str:
-        return self.id.split("/", 1)[1]
+        return split_id(self.id)[1]
 
 
 @dataclass

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
-from .ids import wiki_slug
+from .ids import split_id, wiki_slug
 
 MARKER = ".ohara-wiki"
 
@@ -122,7 +122,7 @@ def _export_entities(store: Any, root: Path, entities: list[Any], mentions: dict
     names = {e.slug: e.name for e in entities}
     related: dict[str, list[str]] = defaultdict(list)
     for e in store.edges(relations=["RELATED_TO"]):
-        a, b = e.from_id.split("/", 1)[1], e.to_id.split("/", 1)[1]
+        a, b = split_id(e.from_id)[1], split_id(e.to_id)[1]
         related[a].append(b)
         related[b].append(a)
     by_type: dict[str, list[Any]] = defaultdict(list)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ohara_lab.ids import split_id
 from ohara_lab.render import shorten
 
 from .html import chips, esc
@@ -56,7 +57,7 @@ def hit_card_html(rank: int, fused: Any, view: Any | None, tier: str | None = No
     title = view.document_title if view else fused.document_id
     where = " › ".join(view.section_path) if view and view.section_path else ""
     date = f" ({esc(view.published_date)})" if view and view.published_date else ""
-    kind = view.node_type if view else fused.id.split("/", 1)[0]
+    kind = view.node_type if view else split_id(fused.id)[0]
     page = f" · p. {view.page}" if view and view.page else ""
     tier_chip = f'<span class="ohara-chip tier">{esc(tier)}</span>' if tier else ""
     families = len(getattr(fused, "families", ()))

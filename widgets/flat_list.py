@@ -15,33 +15,20 @@ from typing import Any
 
 import ipywidgets as w
 
+from ohara_lab.dates import iso_bounds
+
 from .html import STYLE, esc
 from .task_timer import TaskTimer
 
 ANY_TAG = "(any tag)"
 SEARCH_LIMIT = 2000  # full-text hits read per search; enough to find every matching document of a study corpus
-_DATE = re.compile(r"^\s*(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?\s*$")
 _WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def date_bounds(text: str | None) -> tuple[str, str] | None:
-    """The first and last day a `YYYY[-MM[-DD]]` string covers, as ISO dates (None when unreadable)."""
-    m = _DATE.match(text or "")
-    if not m:
-        return None
-    year, month, day = m.group(1), m.group(2), m.group(3)
-    if month is None:
-        return f"{year}-01-01", f"{year}-12-31"
-    mm = f"{int(month):02d}"
-    if day is None:
-        return f"{year}-{mm}-01", f"{year}-{mm}-31"
-    return (f"{year}-{mm}-{int(day):02d}",) * 2
 
 
 def document_span(doc: Any) -> tuple[str, str] | None:
     """The days a document speaks of: its coverage, else its publication date."""
-    lo = date_bounds(doc.temporal_coverage_start) or date_bounds(doc.published_date)
-    hi = date_bounds(doc.temporal_coverage_end) or date_bounds(doc.published_date) or lo
+    lo = iso_bounds(doc.temporal_coverage_start) or iso_bounds(doc.published_date)
+    hi = iso_bounds(doc.temporal_coverage_end) or iso_bounds(doc.published_date) or lo
     if lo is None or hi is None:
         return None
     return min(lo[0], hi[0]), max(lo[1], hi[1])
@@ -49,8 +36,8 @@ def document_span(doc: Any) -> tuple[str, str] | None:
 
 def in_date_range(doc: Any, date_from: str, date_to: str, include_undated: bool) -> bool:
     """True when the document's span overlaps [from, to] (either end may be empty)."""
-    lo = date_bounds(date_from)[0] if date_bounds(date_from) else None
-    hi = date_bounds(date_to)[1] if date_bounds(date_to) else None
+    lo, hi = iso_bounds(date_from), iso_bounds(date_to)
+    lo, hi = (lo[0] if lo else None), (hi[1] if hi else None)
     if lo is None and hi is None:
         return True
     span = document_span(doc)

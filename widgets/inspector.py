@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ohara_lab.ids import split_id
 from ohara_lab.layout.inputs import MapInput, SectionInput
 from ohara_lab.layout.scene import TAG_PREFIX
 from ohara_lab.render import shorten
@@ -213,7 +214,7 @@ class NodeInspector:
 
 
 def _kind(node_id: str, row: dict[str, Any] | None) -> str:
-    collection = node_id.split("/", 1)[0]
+    collection = split_id(node_id)[0]
     if collection == "tags":
         return "tag"
     if collection == "paragraphs":

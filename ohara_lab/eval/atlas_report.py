@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from .build import BuildInfo, BuiltAtlas
 
-# Our stage names (ingest/pipeline.py Timer) next to the paper's ingest-cost rows.
+# Our stage names (the ingest pipeline's Timer stages) next to the paper's ingest-cost rows.
 STAGE_LABELS: dict[str, str] = {
     "hash": "hash", "parse": "parse", "structure": "structuring (offline)", "llm_structure": "structuring (LLM)",
     "tag_entities": "SUMO tags + entities", "time": "temporal metadata", "embed": "embeddings",

@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..dates import first_day
 from ..records import Document, DocumentGraph, Edge
 from ..store.protocol import LinkContext, Linker, Overlap
-from ..store.common import date_bounds
 
 # Dates and amounts are shared by unrelated texts ("2014", "$5"): they do not link documents.
 EXCLUDED_TYPES = ("DATE", "AMOUNT")
@@ -63,14 +63,14 @@ def _facts(doc: Document, mine: set[str], other: Overlap) -> LinkFacts | None:
 
 def _order(a: Document, b: Document) -> tuple[Document, Document]:
     """(newer, older) by publication date; undated or equal dates fall back to id order."""
-    da, db = date_bounds(a.published_date)[0], date_bounds(b.published_date)[0]
+    da, db = first_day(a.published_date), first_day(b.published_date)
     if da and db and da != db:
         return (a, b) if da > db else (b, a)
     return (a, b) if a.id > b.id else (b, a)
 
 
 def _dated_apart(newer: Document, older: Document) -> bool:
-    dn, do = date_bounds(newer.published_date)[0], date_bounds(older.published_date)[0]
+    dn, do = first_day(newer.published_date), first_day(older.published_date)
     return bool(dn and do and dn > do)
 
 

@@ -20,18 +20,17 @@ decay class is a rule over document shape (see `classify_decay`).
 """
 from __future__ import annotations
 
-import calendar
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from pathlib import PurePath
 from typing import Any, Mapping
 
-from dateutil import parser as _dateparser
-
+from ..dates import date_bounds, parse_date, valid_date
 from ..records import Temporal
+from ..text import first_h1
 
 HEADER_CHARS = 3000
 SHORT_DOC_CHARS = 20000  # "short" for news-like and ephemeral documents (~3,000 words)
@@ -66,88 +65,6 @@ _DATE_SHAPES = [
 ]
 
 
-# --------------------------------------------------------------------------- date helpers
-
-
-def _valid(y: int, m: int = 1, d: int = 1) -> bool:
-    if not 1000 <= y <= 2999 or not 1 <= m <= 12:
-        return False
-    return 1 <= d <= calendar.monthrange(y, m)[1]
-
-
-def parse_date(s: Any) -> tuple[str, str] | None:
-    """Normalise one date value to (`YYYY-MM-DD`|`YYYY-MM`|`YYYY`, day|month|year).
-
-    Takes strings in many formats (ISO 8601 with time and zone, "June 1991",
-    "29 June 2007", "May 1, 2023", RFC 2822, PDF "D:20230501...", "2023/05/01"),
-    `date`/`datetime` objects and integer years. A value without a 4-digit year
-    gives None: "June 5" is not a date we can place. The calendar date is taken
-    as written, with no time-zone conversion.
-    """
-    if isinstance(s, datetime):
-        s = s.date()
-    if isinstance(s, date):
-        return s.isoformat(), "day"
-    if isinstance(s, int) and not isinstance(s, bool):
-        return (f"{s:04d}", "year") if _valid(s) else None
-    if not isinstance(s, str):
-        return None
-    s = s.strip()
-    if s.startswith("D:"):
-        s = s[2:]
-    m = re.fullmatch(r"(\d{4})", s)
-    if m:
-        return (m.group(1), "year") if _valid(int(m.group(1))) else None
-    m = re.fullmatch(r"(\d{4})[-/.](\d{1,2})", s)
-    if m:
-        y, mo = int(m.group(1)), int(m.group(2))
-        return (f"{y:04d}-{mo:02d}", "month") if _valid(y, mo) else None
-    m = re.fullmatch(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T\s].*)?", s) or re.fullmatch(
-        r"(\d{4})(\d{2})(\d{2})(?:\d{2,6})?(?:Z.*|[+-].*)?", s
-    )
-    if m:
-        y, mo, d = (int(g) for g in m.groups()[:3])
-        return (f"{y:04d}-{mo:02d}-{d:02d}", "day") if _valid(y, mo, d) else None
-    years = re.findall(r"(?<!\d)\d{4}(?!\d)", s)
-    if not years or len(s) > 80:
-        return None
-    try:
-        # Two different defaults reveal which fields the string really holds.
-        a = _dateparser.parse(s, default=datetime(2000, 1, 1), fuzzy=True)
-        b = _dateparser.parse(s, default=datetime(2004, 2, 2), fuzzy=True)
-    except (ValueError, OverflowError, TypeError):
-        return None
-    if a.year != b.year or str(a.year) not in years or not _valid(a.year):
-        return None
-    if a.month != b.month:
-        return f"{a.year:04d}", "year"
-    if a.day != b.day:
-        return f"{a.year:04d}-{a.month:02d}", "month"
-    return f"{a.year:04d}-{a.month:02d}-{a.day:02d}", "day"
-
-
-def date_bounds(s: str) -> tuple[date, date]:
-    """First and last calendar day a normalised date covers ("2023" -> Jan 1 .. Dec 31)."""
-    parsed = parse_date(s)
-    if parsed is None:
-        raise ValueError(f"not a date: {s!r}")
-    norm, gran = parsed
-    parts = [int(p) for p in norm.split("-")]
-    if gran == "year":
-        return date(parts[0], 1, 1), date(parts[0], 12, 31)
-    if gran == "month":
-        y, m = parts
-        return date(y, m, 1), date(y, m, calendar.monthrange(y, m)[1])
-    d = date(*parts)
-    return d, d
-
-
-def date_to_ordinal(s: str, *, end: bool = False) -> int:
-    """Proleptic Gregorian ordinal of a date's first day (its last day with `end=True`)."""
-    first, last = date_bounds(s)
-    return (last if end else first).toordinal()
-
-
 def _search_date(text: str) -> tuple[str, str, int, int] | None:
     """The earliest (then longest) date-shaped substring that parses: (date, gran, start, end)."""
     best: tuple[int, int, str, str] | None = None
@@ -178,7 +95,8 @@ class _Candidate:
 
 
 def _not_future(c: _Candidate | None, today: date) -> bool:
-    return c is not None and date_bounds(c.date)[0] <= today
+    bounds = date_bounds(c.date) if c is not None else None
+    return bounds is not None and bounds[0] <= today
 
 
 def _front_matter(markdown: str) -> tuple[dict[str, str], str]:
@@ -264,11 +182,11 @@ def _header_candidates(head: str) -> list[_Candidate]:
         for y in years[1:]:  # "2014-15" means 2015
             full.append(y if y >= 1000 else full[-1] // 100 * 100 + y)
         latest = max(full)
-        if _valid(latest):
+        if valid_date(latest):
             cands.append(_Candidate(f"{latest:04d}", "year", _TEXT_CONFIDENCE["copyright"], m.start()))
     for m in _ARXIV.finditer(head):
         y, mo = 2000 + int(m.group("yy")), int(m.group("mm"))
-        if _valid(y, mo):
+        if valid_date(y, mo):
             cands.append(_Candidate(f"{y:04d}-{mo:02d}", "month", _TEXT_CONFIDENCE["arxiv"], m.start()))
     pos = 0
     for line in head[:1000].splitlines(keepends=True):
@@ -455,11 +373,6 @@ def classify_decay(markdown: str, title: str | None = None, granularity: str | N
 # --------------------------------------------------------------------------- entry point
 
 
-def _first_heading(markdown: str) -> str | None:
-    m = re.search(r"^#\s+(.+)$", markdown[:HEADER_CHARS], re.MULTILINE)
-    return m.group(1).strip() if m else None
-
-
 def extract_temporal(markdown: str, metadata: Mapping[str, Any] | None = None, title: str | None = None,
                      path: str | None = None, *, today: date | None = None) -> Temporal:
     """Publication date, coverage, granularity, confidence, decay class and source of a document.
@@ -492,6 +405,6 @@ def extract_temporal(markdown: str, metadata: Mapping[str, Any] | None = None, t
         coverage_end=span[1] if span else None,
         granularity=granularity,
         confidence=chosen.confidence if chosen else 0.0,
-        decay_class=classify_decay(body, title or _first_heading(body), chosen.granularity if chosen else None),
+        decay_class=classify_decay(body, title or first_h1(body[:HEADER_CHARS]), chosen.granularity if chosen else None),
         source=source,
     )

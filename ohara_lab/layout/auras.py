@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ohara_lab.layout.colors import hex_to_rgb
+from ohara_lab.records import DECAY_CLASSES
 
-DECAY_CLASSES: tuple[str, ...] = ("EVERGREEN", "SCHOLARLY", "CURRENT", "EPHEMERAL")
 DEFAULT_CLASS = "SCHOLARLY"
 BUCKET_Z = 220.0
 HEIGHT_BUCKETS = {"EVERGREEN": 5.0, "SCHOLARLY": 2.5, "CURRENT": 1.0, "EPHEMERAL": 0.4}

@@ -22,6 +22,7 @@ from ohara_lab.layout.inputs import (
     SectionInput,
     TextNodeInput,
 )
+from ohara_lab.records import DECAY_CLASSES
 
 
 @dataclass
@@ -109,7 +110,6 @@ def synthetic_map_input(
     rng = np.random.default_rng(seed)
     onto = ontology or synthetic_ontology()
     tags = sorted(onto.tag_map)
-    classes = ("EVERGREEN", "SCHOLARLY", "CURRENT", "EPHEMERAL")
     out = MapInput()
     entity_docs: dict[int, list[str]] = {}
     for d in range(n_docs):
@@ -117,7 +117,7 @@ def synthetic_map_input(
         doc_tags = [tags[int(i)] for i in rng.choice(len(tags), size=4, replace=False)]
         out.documents.append(DocumentInput(
             id=doc_id, title=f"Synthetic document {d}", published_date=_date(rng),
-            sumo_tags=doc_tags, decay_class=classes[int(rng.integers(0, 4))],
+            sumo_tags=doc_tags, decay_class=DECAY_CLASSES[int(rng.integers(0, 4))],
         ))
         sec_ids: list[str] = []
         n_sec = int(rng.integers(4, 11))

@@ -21,9 +21,9 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from ..dates import first_day
 from ..errors import LLMError
 from ..records import Document, DocumentGraph, Edge
-from ..store.common import date_bounds
 from .provider import LLMProvider
 
 log = logging.getLogger(__name__)
@@ -134,8 +134,8 @@ def derived_edges(from_id: str, to_id: str, attrs: dict[str, Any], docs: dict[st
             "source": "conceptual_conflict" if note else "temporal_supersession"}))
     if relation in ("extends", "supersedes"):
         a, b = docs.get(from_id), docs.get(to_id)
-        da = date_bounds(a.published_date)[0] if a else None
-        db = date_bounds(b.published_date)[0] if b else None
+        da = first_day(a.published_date) if a else None
+        db = first_day(b.published_date) if b else None
         if da and db and da != db:
             earlier, later = (from_id, to_id) if da < db else (to_id, from_id)
             out.append(Edge(earlier, later, "PRECEDES", {"derived_from": "SIMILAR_TO", "reason": relation}))

@@ -9,28 +9,15 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterable
 
-# Phase 0 stopwords (spec §3.1) plus question words that carry no topic.
-STOPWORDS = frozenset(
-    "a an the and or of in on to is are how it connects show me with for this that be as was has "
-    "have had will would could should but not from by at which what when where who its also "
-    "does did do were been being into than then there their they them these those about over "
-    "such can may might must why whom whose".split()
-)
-_TOKEN = re.compile(r"[a-z0-9]+")
+from ..text import QUERY_STOPWORDS, QUESTION_WORDS, stem, tokenize
+
+STOPWORDS = QUERY_STOPWORDS | QUESTION_WORDS
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
-
-
-def _stem(token: str) -> str:
-    # Crude suffix stripping so "networks"/"network", "trained"/"training" meet.
-    for suffix in ("ations", "ation", "ings", "ing", "edly", "ies", "ed", "es", "s", "ly"):
-        if token.endswith(suffix) and len(token) - len(suffix) >= 4:
-            return token[: -len(suffix)]
-    return token
 
 
 def terms(text: str) -> list[str]:
     """Content terms of `text`: lower-case alphanumeric runs, >=3 chars, not stopwords, stemmed."""
-    return [_stem(t) for t in _TOKEN.findall(text.lower()) if len(t) >= 3 and t not in STOPWORDS]
+    return [stem(t) for t in tokenize(text, STOPWORDS)]
 
 
 def sentences(text: str) -> list[str]:

@@ -15,6 +15,9 @@ import functools
 import re
 from typing import Any, Callable
 
+from ..records import TEXT_NODE_TYPES
+from ..text import first_h1
+
 # Schema bounds (prompts/ingest_document.schema.json) the offline nodes are clipped to.
 MAX_LEVEL = 3
 MAX_CELL_CHARS = 2000
@@ -25,8 +28,8 @@ TAGS_PER_NODE = 4
 UNSURE_CONFIDENCE = 0.5  # the prompt's "0.5 when unsure"
 
 _PAGE_RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
-_TEXT_TYPES = {"Paragraph", "ListItem", "Abstract", "Preface", "Foreword", "Appendix", "Glossary", "Index",
-               "Bibliography", "Title", "Figure"}
+# Text node types that get tags and entities offline (code listings, author lists and tables do not here).
+_TEXT_TYPES = frozenset(TEXT_NODE_TYPES) - {"Code", "Authors", "Table"}
 
 
 @functools.lru_cache(maxsize=1)
@@ -202,10 +205,11 @@ _SPLIT_NAMES = re.compile(r"\s*(?:,|;|\band\b|&)\s*")
 
 def document_metadata(v: dict[str, Any]) -> dict[str, Any]:
     """Title (first H1), authors ("Author:"/"By" lines), DOI, dates (date rules), review dates."""
-    from ..ingest.temporal import extract_temporal, parse_date  # noqa: PLC0415
+    from ..dates import parse_date  # noqa: PLC0415
+    from ..ingest.temporal import extract_temporal  # noqa: PLC0415
 
     head = v["document_head"]
-    title = re.search(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", head, re.M)
+    title = first_h1(head)
     authors: list[dict[str, Any]] = []
     review: dict[str, str | None] = {"received": None, "revised": None, "accepted": None}
     for line in head.splitlines():
@@ -216,7 +220,7 @@ def document_metadata(v: dict[str, Any]) -> dict[str, Any]:
             review[m.group(1).lower()] = parsed[0]
     doi = _DOI.search(head)
     return {
-        "title": title.group(1).strip()[:500] if title else None,
+        "title": title[:500] if title else None,
         "authors": authors,
         "journal": None, "volume": None, "issue": None, "pages": None,
         "doi": doi.group(1)[:200] if doi else None,

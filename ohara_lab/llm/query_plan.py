@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
+from ..dates import iso_bounds
 from ..errors import LLMError
 from ..ids import norm_key
 from ..retrieval.phases.toc import lexical_selector
@@ -53,17 +54,13 @@ def history_block(history: list[dict[str, str]]) -> str | None:
 
 def day_range(rng: dict[str, Any] | None) -> dict[str, str | None]:
     """{"from", "to"} as YYYY-MM-DD bounds (empty dict when neither bound is a date)."""
-    from ..ingest.temporal import date_bounds  # noqa: PLC0415
-
     out: dict[str, str | None] = {}
     for key, end in (("from", 0), ("to", 1)):
         value = (rng or {}).get(key)
         if not value:
             continue
-        try:
-            out[key] = date_bounds(str(value))[end].isoformat()
-        except ValueError:
-            continue
+        if bounds := iso_bounds(str(value)):
+            out[key] = bounds[end]
     if not out:
         return {}
     return {"from": out.get("from"), "to": out.get("to")}

@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import LLMError
 from ..retrieval.hits import Hit
 from ..retrieval.phases.bm25 import strict_dates
-from ..retrieval.query import tokenize
+from ..text import tokenize
 from ..retrieval.state import QueryState
 from .shared import provider_for
 

@@ -22,7 +22,7 @@ For a term *w* (a WordNet lemma: a word or a multi-word phrase) and a class *c*:
   "time" (603) 0.35, "be" (16,667) 0.16.
 * Links to classes too general to tag with (`general_classes`) are dropped, so a
   sense that only maps to ``Object`` or ``SubjectiveAssessmentAttribute`` adds
-  nothing; stop words (`stopwords.STOPWORDS`) and one- or two-letter words are not
+  nothing; stop words (`text.LEXICON_STOPWORDS`) and one- or two-letter words are not
   terms at all.
 * Each term keeps its 5 heaviest classes, and only those with ≥ 10 % of its top
   weight.
@@ -50,7 +50,7 @@ from .hierarchy import main_root, subtree_sizes
 from .morphy import base_forms
 from .names import camel_phrase
 from .owl import SumoGraph
-from .stopwords import STOPWORDS
+from ..text import LEXICON_STOPWORDS as STOPWORDS
 from .wordnet import SynsetKey, WordNet
 
 RELATION_WEIGHTS = {"equivalence": 1.0, "subsuming": 0.6, "instance": 0.35}

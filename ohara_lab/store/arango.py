@@ -20,6 +20,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from ..errors import StoreError
+from ..ids import split_id
 
 try:
     from arango import ArangoClient
@@ -171,7 +172,7 @@ class ArangoStore(ArangoSearchMixin):
         return {i: n for i, n in found}
 
     def update_document(self, document_id: str, changes: dict[str, Any]) -> bool:
-        key = document_id.split("/", 1)[1]
+        key = split_id(document_id)[1]
         with self.transaction(["documents"]) as txn:
             found = rows(txn, "FOR d IN documents FILTER d._key == @key UPDATE d WITH @changes IN documents"
                               " OPTIONS {mergeObjects: false} RETURN 1", {"key": key, "changes": changes})
@@ -241,7 +242,7 @@ class ArangoStore(ArangoSearchMixin):
     def get_nodes(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         by_coll: dict[str, list[str]] = {}
         for nid in ids:
-            coll = nid.partition("/")[0]
+            coll = split_id(nid)[0]
             if coll in NODE_COLLECTIONS:
                 by_coll.setdefault(coll, []).append(key_of(nid))
         out: dict[str, dict[str, Any]] = {}

@@ -15,6 +15,7 @@ from typing import Any, Iterable
 from arango.exceptions import ArangoError
 
 from ..errors import StoreError
+from ..ids import split_id
 
 # Results of queries inside a stream transaction should arrive in one batch:
 # python-arango fetches later batches without the transaction header.
@@ -67,7 +68,7 @@ def next_seq(n: int = 1) -> int:
 
 def key_of(node_id: str) -> str:
     """The `_key` of a `collection/key` id."""
-    return node_id.partition("/")[2]
+    return split_id(node_id)[1]
 
 
 def valid_key(key: str) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+from ..ids import split_id
 from .arango_aql import record, rows
 from .protocol import TextHit
 from .protocol import STRUCTURAL_RELATIONS, DocLink, EntityHit, Neighbour, TagHit
@@ -50,7 +51,7 @@ class ArangoSearchMixin:
               LIMIT @limit
               RETURN {{id: n._id, document_id: n.document_id, score: score}}""",
             {"text": text, "date_from": date_from, "date_to": date_to, "k1": BM25_K1, "b": BM25_B, "limit": limit})
-        return [TextHit(r["id"], r["id"].partition("/")[0], r["document_id"], float(r["score"]))
+        return [TextHit(r["id"], split_id(r["id"])[0], r["document_id"], float(r["score"]))
                 for r in found if r["score"] and r["score"] > 0]
 
     def corpus_stats(self) -> dict[str, float]:

@@ -14,6 +14,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from ..errors import StoreError
+from ..ids import split_id
 from ..records import Document, DocumentGraph, Edge, Entity, utc_now
 from . import common
 from .arango_aql import chunks, first, hashed_key, key_of, next_seq, record, rows, valid_key
@@ -304,7 +305,7 @@ class WriteSteps:
         owners = {nid: nid for nid in ids if nid.startswith("documents/")}
         by_coll: dict[str, list[str]] = {}
         for nid in ids:
-            coll = nid.partition("/")[0]
+            coll = split_id(nid)[0]
             if coll not in VECTOR_OWNERS:
                 raise StoreError(f"cannot store a vector for {nid} (not a document, section, paragraph or table)")
             if coll != "documents":

@@ -1,13 +1,13 @@
 """Backend-independent steps every store applies while writing a document."""
 from __future__ import annotations
 
-import calendar
 from collections import Counter
 from dataclasses import dataclass, fields
 from itertools import combinations
 from typing import Any, Iterable, TypeVar
 
-from ..ids import norm_key
+from ..dates import iso_bounds
+from ..ids import norm_key, split_id
 from ..records import Document, DocumentGraph, Edge, Entity
 
 # An entity mentioned by more than this many entities in one paragraph adds no
@@ -31,7 +31,7 @@ def rewrite_entity_slugs(graph: DocumentGraph, mapping: dict[str, str]) -> None:
         node.entity_slugs = _dedup([mapping.get(s, s) for s in node.entity_slugs])
     for edge in graph.edges:
         if edge.relation == "MENTIONS":
-            _, _, slug = edge.to_id.partition("/")
+            slug = split_id(edge.to_id)[1]
             if slug in mapping:
                 edge.to_id = "entities/" + mapping[slug]
     merged: dict[str, Entity] = {}
@@ -107,29 +107,17 @@ def name_keys(entity: Entity) -> set[str]:
 
 
 def date_bounds(value: str | None) -> tuple[str | None, str | None]:
-    """First and last day (YYYY-MM-DD strings) covered by a YYYY / YYYY-MM / YYYY-MM-DD date."""
-    if not value:
-        return None, None
-    v = value.strip()[:10]
-    if len(v) == 4:
-        return v + "-01-01", v + "-12-31"
-    if len(v) == 7:
-        try:
-            last = calendar.monthrange(int(v[:4]), int(v[5:7]))[1]
-        except ValueError:
-            return None, None
-        return v + "-01", f"{v}-{last:02d}"
-    return v, v
+    """`dates.iso_bounds` as the (None, None) pair `retrieval/temporal.py` still reads; it moves there next."""
+    return iso_bounds(value) or (None, None)
 
 
 def date_span(doc: Document) -> tuple[str | None, str | None]:
     """Earliest and latest day a document speaks of: publication and coverage combined."""
     lows, highs = [], []
     for value in (doc.published_date, doc.temporal_coverage_start, doc.temporal_coverage_end):
-        lo, hi = date_bounds(value)
-        if lo:
-            lows.append(lo)
-            highs.append(hi)
+        if bounds := iso_bounds(value):
+            lows.append(bounds[0])
+            highs.append(bounds[1])
     return (min(lows), max(highs)) if lows else (None, None)
 
 

@@ -25,6 +25,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from ..errors import StoreError
+from ..ids import split_id
 from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, Problem, utc_now
 from . import common
 from .protocol import DuplicateDocument, Linker, Overlap
@@ -468,7 +469,7 @@ class SqliteStore(SqliteSearchMixin):
             self._bump_vectors()
 
     def _owner(self, nid: str) -> str:
-        collection = nid.split("/", 1)[0]
+        collection = split_id(nid)[0]
         if collection == "documents":
             return nid
         row = self.conn.execute(f"SELECT document_id FROM {collection} WHERE id=?", (nid,)).fetchone()
@@ -529,7 +530,7 @@ class SqliteStore(SqliteSearchMixin):
     def get_nodes(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         by_coll: dict[str, list[str]] = {}
         for nid in ids:
-            by_coll.setdefault(nid.split("/", 1)[0], []).append(nid)
+            by_coll.setdefault(split_id(nid)[0], []).append(nid)
         out: dict[str, dict[str, Any]] = {}
         for coll, members in by_coll.items():
             if coll not in ("documents", "sections", "paragraphs", "tables", "entities"):

@@ -9,7 +9,7 @@ import pytest
 
 from ohara_lab.ontology.files import ALL_FILES, FORMAT_VERSION, REPO_DATA_DIR
 from ohara_lab.ontology.hierarchy import primary_chain
-from ohara_lab.ontology.stopwords import STOPWORDS
+from ohara_lab.text import LEXICON_STOPWORDS as STOPWORDS
 
 
 def _load(name: str) -> dict:

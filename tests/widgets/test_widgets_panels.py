@@ -13,7 +13,7 @@ pytest.importorskip("pythreejs", reason="the widgets need the lab extra: pip ins
 from ohara_lab.errors import UsageError  # noqa: E402 - after the skip guard
 from ohara_lab.widgets import AnalyticsPanel, FlatList, IngestPanel, TaskTimer  # noqa: E402 - after the skip guard
 from ohara_lab.widgets.analytics_panel import accuracy_by_rank, top_rated  # noqa: E402 - after the skip guard
-from ohara_lab.widgets.flat_list import ANY_TAG, date_bounds, in_date_range  # noqa: E402 - after the skip guard
+from ohara_lab.widgets.flat_list import ANY_TAG, in_date_range  # noqa: E402 - after the skip guard
 
 
 def _titles(flat: FlatList) -> list[str]:
@@ -56,10 +56,6 @@ def test_date_range_filter(atlas) -> None:
 
 
 def test_date_helpers() -> None:
-    assert date_bounds("2007") == ("2007-01-01", "2007-12-31")
-    assert date_bounds("2007-6") == ("2007-06-01", "2007-06-31")
-    assert date_bounds("2007-06-29") == ("2007-06-29", "2007-06-29")
-    assert date_bounds("June 2007") is None
     doc = SimpleNamespace(published_date="2004-01", temporal_coverage_start=None, temporal_coverage_end=None)
     assert in_date_range(doc, "2004", "", False) and in_date_range(doc, "", "2004-01-15", False)
     assert not in_date_range(doc, "2004-02", "", False)
