@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..entities.rules import clean_mentions
 from ..ids import node_id, norm_key, slugify
 from ..records import ENTITY_TYPES, Edge, Entity, Mention, Paragraph, Table
 from .transform import Structure
@@ -45,12 +46,25 @@ def node_text(node: Paragraph | Table) -> str:
     return node.content
 
 
-def annotate(structure: Structure, tagger: Tagger, extractor: Extractor, *, tags_per_node: int = 4,
-             clean: Any = None) -> Annotations:
-    nodes: list[Paragraph | Table] = [n for n in [*structure.paragraphs, *structure.tables]
-                                      if getattr(n, "node_type", "Table") not in SKIP_TYPES]
+def annotated_nodes(structure: Structure) -> list[Paragraph | Table]:
+    """The nodes that get tags and entities: every text node and table but code listings."""
+    return [n for n in [*structure.paragraphs, *structure.tables] if n.node_type not in SKIP_TYPES]
+
+
+def needs_tagger(node: Paragraph | Table) -> bool:
+    """True unless an LLM proposed SUMO candidates for the node (they are validated instead)."""
+    return not (isinstance(node, Paragraph) and node.sumo_candidate_tags_raw)
+
+
+def needs_extractor(structure: Structure, node: Paragraph | Table) -> bool:
+    """True unless an LLM proposed the node's entities."""
+    return not structure.candidate_entities.get(node.id)
+
+
+def annotate(structure: Structure, tagger: Tagger, extractor: Extractor, *, tags_per_node: int = 4) -> Annotations:
+    nodes = annotated_nodes(structure)
     _tag(nodes, tagger, tags_per_node)
-    mentions = _mentions(nodes, extractor, clean)
+    mentions = _mentions(structure, nodes, extractor)
     out = _link_entities(nodes, mentions)
     _section_tags(structure)
     return out
@@ -59,26 +73,24 @@ def annotate(structure: Structure, tagger: Tagger, extractor: Extractor, *, tags
 def _tag(nodes: list[Paragraph | Table], tagger: Tagger, k: int) -> None:
     offline: list[Paragraph | Table] = []
     for node in nodes:
-        raw = getattr(node, "sumo_candidate_tags_raw", [])
-        if raw:
-            res = tagger.validate_tags(raw)
+        if isinstance(node, Paragraph) and node.sumo_candidate_tags_raw:
+            res = tagger.validate_tags(node.sumo_candidate_tags_raw)
             node.sumo_tags = list(res.tags)[:k]
-            if isinstance(node, Paragraph):
-                node.sumo_resolved_map = dict(res.resolved_map)
+            node.sumo_resolved_map = dict(res.resolved_map)
         if not node.sumo_tags:
             offline.append(node)
     for node, tags in zip(offline, tagger.tag_texts([node_text(n) for n in offline], k=k)):
         node.sumo_tags = list(tags)
 
 
-def _mentions(nodes: list[Paragraph | Table], extractor: Extractor, clean: Any) -> list[list[Mention]]:
+def _mentions(structure: Structure, nodes: list[Paragraph | Table], extractor: Extractor) -> list[list[Mention]]:
     out: list[list[Mention] | None] = [None] * len(nodes)
     todo: list[int] = []
     for i, node in enumerate(nodes):
-        candidates = getattr(node, "_candidate_entities", None)
+        candidates = structure.candidate_entities.get(node.id)
         if candidates:
             found = [_mention_from_llm(c) for c in candidates if isinstance(c, dict)]
-            out[i] = clean([m for m in found if m is not None]) if clean else [m for m in found if m]
+            out[i] = clean_mentions([m for m in found if m is not None])
         else:
             todo.append(i)
     for i, found in zip(todo, extractor.extract([node_text(nodes[i]) for i in todo])):

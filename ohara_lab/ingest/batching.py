@@ -2,7 +2,7 @@
 
 Each wrapper runs its model once over all texts of a batch of documents
 (`prime`) and then answers the per-document calls from those results, so the
-pipeline's per-document code stays unchanged.
+pipeline's per-document stages stay unchanged.
 """
 from __future__ import annotations
 
@@ -10,8 +10,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .annotate import SKIP_TYPES, node_text
-from .pipeline import MAX_EMBED_CHARS, Resources, embeddable
+from ..settings import Settings
+from .annotate import annotated_nodes, needs_extractor, needs_tagger, node_text
+from .embedding import embed_text, embeddable
+from .resources import Resources
+from .transform import Structure
 
 
 class _Memo:
@@ -60,19 +63,21 @@ class PrimedEmbedder:
 
 
 class PrimedResources(Resources):
-    def prime(self, structures: list[Any]) -> None:
+    tagger: PrimedTagger
+    extractor: PrimedExtractor
+    embedder: PrimedEmbedder | None
+
+    def prime(self, structures: list[Structure]) -> None:
         """Run the models once over every node text of these documents."""
-        nodes = [n for s in structures for n in [*s.paragraphs, *s.tables]
-                 if getattr(n, "node_type", "Table") not in SKIP_TYPES]
-        texts = [node_text(n) for n in nodes]
-        self.tagger.memo.prime([t for n, t in zip(nodes, texts) if not getattr(n, "sumo_candidate_tags_raw", None)])
-        self.extractor.memo.prime([t for n, t in zip(nodes, texts) if not getattr(n, "_candidate_entities", None)])
+        pairs = [(s, n) for s in structures for n in annotated_nodes(s)]
+        texts = [node_text(n) for _, n in pairs]
+        self.tagger.memo.prime([t for (_, n), t in zip(pairs, texts) if needs_tagger(n)])
+        self.extractor.memo.prime([t for (s, n), t in zip(pairs, texts) if needs_extractor(s, n)])
         if self.embedder is not None:
-            self.embedder.memo.prime([node_text(n)[:MAX_EMBED_CHARS] for s in structures
-                                      for n in embeddable(s.paragraphs, s.tables)])
+            self.embedder.memo.prime([embed_text(n) for s in structures for n in embeddable(s.paragraphs, s.tables)])
 
 
-def primed_resources(ingestor: Any, settings: Any) -> PrimedResources:
+def primed_resources(ingestor: Any, settings: Settings) -> PrimedResources:
     embedder = ingestor.embedder if settings.embed_paragraphs is not False else None
     return PrimedResources(PrimedTagger(ingestor.ontology, settings.sumo_tags_per_node),
                            PrimedExtractor(ingestor.extractor), PrimedEmbedder(embedder) if embedder else None)

@@ -13,13 +13,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ids import child_key, node_id
+from ..ids import child_key, node_id, split_id
+from .. import records
 from ..records import Chunk, Edge, Paragraph, Section, Table
 from .artifacts import is_artifact_paragraph, is_artifact_section
 
-SECTION_TYPES = {"Part", "Chapter", "Section", "Subsection"}
+SECTION_TYPES = frozenset(records.SECTION_TYPES)
 DEFAULT_LEVEL = {"Part": 0, "Chapter": 1, "Section": 2, "Subsection": 3}
-TEXT_TYPES = {"Title", "Abstract", "Preface", "Foreword", "Appendix", "Glossary", "Index"}
+# Text node types whose content is plain text (the others have their own shape: tables, figures, authors...).
+TEXT_TYPES = frozenset(records.TEXT_NODE_TYPES) - {"Paragraph", "ListItem", "Code", "Figure", "Table", "Authors",
+                                                   "Bibliography"}
 
 
 @dataclass
@@ -39,19 +42,23 @@ class Structure:
     tables: list[Table] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
     needs_review: bool = False
+    # Entities an LLM structurer proposed, by paragraph id (validated at tagging, never stored as such).
+    candidate_entities: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 @dataclass
 class _Item:
     kind: str  # section | text | table
     node: Any
-    section: Section | None
+    section: Section | None  # the section a text node or table sits in; a section's own node
+    parent: Section | None = None  # a section's parent section
+    candidate_entities: list[dict[str, Any]] = field(default_factory=list)
 
 
 def transform(doc_id: str, chunks: list[ChunkNodes], *, next_para: bool = True,
               adjacent_to: bool = True) -> Structure:
     """Build the document's nodes and structural edges from structured chunks."""
-    doc_key = doc_id.split("/", 1)[1]
+    doc_key = split_id(doc_id)[1]
     out = Structure()
     stack: list[Section] = []
     items: list[_Item] = []
@@ -60,9 +67,10 @@ def transform(doc_id: str, chunks: list[ChunkNodes], *, next_para: bool = True,
             page = _page(raw, cn.chunk)
             kind = raw.get("type", "Paragraph")
             if kind in SECTION_TYPES:
-                section = _section(raw, cn.chunk if i == 0 else None, doc_id, stack, out, page)
-                if section is not None:
-                    items.append(_Item("section", section, section))
+                found = _section(raw, cn.chunk if i == 0 else None, doc_id, stack, out, page)
+                if found is not None:
+                    section, parent = found
+                    items.append(_Item("section", section, section, parent=parent))
                 continue
             current = stack[-1] if stack else None
             item = _text_item(raw, doc_id, current, page, cn)
@@ -79,7 +87,8 @@ def transform(doc_id: str, chunks: list[ChunkNodes], *, next_para: bool = True,
 
 
 def _section(raw: dict[str, Any], first_of_chunk: Chunk | None, doc_id: str, stack: list[Section],
-             out: Structure, page: int | None) -> Section | None:
+             out: Structure, page: int | None) -> tuple[Section, Section | None] | None:
+    """A new section and its parent, or None for an artifact or a repeated heading."""
     kind = raw.get("type", "Section")
     title = str(raw.get("title") or (raw.get("content") or "").split("\n")[0]).strip()
     if is_artifact_section(title):
@@ -105,9 +114,8 @@ def _section(raw: dict[str, Any], first_of_chunk: Chunk | None, doc_id: str, sta
     section = Section(id="", document_id=doc_id, title=title, level=level, node_type=node_type, page=page,
                       page_source=(first_of_chunk.page_source if first_of_chunk else "virtual"),
                       parent_section_id=None, part=raw.get("part") or "body_matter", summary=raw.get("summary"))
-    section._parent = parent  # type: ignore[attr-defined]
     stack.append(section)
-    return section
+    return section, parent
 
 
 # ---------------------------------------------------------------------- text nodes
@@ -150,8 +158,7 @@ def _text_item(raw: dict[str, Any], doc_id: str, section: Section | None, page: 
     para = Paragraph(id="", content=content, node_type=kind, is_latex=bool(re.search(r"\\[a-zA-Z]+|\$[^$]+\$", content)),
                      llm_pending=cn.llm_pending, llm_error=cn.llm_error, **common)
     para.sumo_candidate_tags_raw = [str(t) for t in raw.get("sumo_candidate_tags") or []]
-    para._candidate_entities = raw.get("candidate_entities") or []  # type: ignore[attr-defined]
-    return _Item("text", para, section)
+    return _Item("text", para, section, candidate_entities=list(raw.get("candidate_entities") or []))
 
 
 def _first_text(raw: dict[str, Any], *keys: str) -> str:
@@ -200,9 +207,9 @@ def _reattach_fragments(items: list[_Item]) -> None:
         if para is not None and para.node_type == "Paragraph" and not para.llm_pending and _is_fragment(para.content):
             target = _previous_paragraph(keep, item.section)
             if target is not None:
-                target.content = target.content.rstrip() + " " + para.content.lstrip()
-                target.sumo_candidate_tags_raw += para.sumo_candidate_tags_raw
-                target._candidate_entities += para._candidate_entities  # type: ignore[attr-defined]
+                target.node.content = target.node.content.rstrip() + " " + para.content.lstrip()
+                target.node.sumo_candidate_tags_raw += para.sumo_candidate_tags_raw
+                target.candidate_entities += item.candidate_entities
                 continue
         keep.append(item)
     items[:] = keep
@@ -212,7 +219,7 @@ def _is_fragment(text: str) -> bool:
     return (len(text) < 120 and text[:1].islower()) or len(text) < 60
 
 
-def _previous_paragraph(items: list[_Item], section: Section | None) -> Paragraph | None:
+def _previous_paragraph(items: list[_Item], section: Section | None) -> _Item | None:
     """The immediately preceding item, when it is a Paragraph of the same section.
 
     The original scanned back past tables, figures and lists; text after a table
@@ -222,7 +229,7 @@ def _previous_paragraph(items: list[_Item], section: Section | None) -> Paragrap
         return None
     last = items[-1]
     if last.section is section and last.kind == "text" and last.node.node_type == "Paragraph":
-        return last.node
+        return last
     return None
 
 
@@ -233,8 +240,7 @@ def _assign_ids(items: list[_Item], doc_key: str) -> None:
         item.node.doc_position = position
     for item in items:
         if item.kind == "section":
-            parent = getattr(item.node, "_parent", None)
-            item.node.parent_section_id = parent.id if parent is not None else None
+            item.node.parent_section_id = item.parent.id if item.parent is not None else None
         else:
             item.node.section_id = item.section.id if item.section is not None else None
 
@@ -247,6 +253,8 @@ def _collect(items: list[_Item], out: Structure) -> None:
             out.tables.append(item.node)
         else:
             out.paragraphs.append(item.node)
+            if item.candidate_entities:
+                out.candidate_entities[item.node.id] = item.candidate_entities
 
 
 # ---------------------------------------------------------------------- edges

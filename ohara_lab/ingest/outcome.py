@@ -1,0 +1,53 @@
+"""One outcome per document, whatever happens: the only place ingest turns errors into outcomes.
+
+A plan that finds the document unchanged is `skipped`; a write that loses the
+race to another process (`DuplicateDocument`) is `skipped`; a named error is
+`failed` with its reason; any other exception is a bug, logged with its
+traceback and `failed` too, so it never aborts a batch (the atlas is untouched:
+a document is written in one transaction or not at all).
+"""
+from __future__ import annotations
+
+import logging
+from typing import Callable, TypeVar
+
+from ..errors import IngestError, OharaError
+from ..records import DocumentGraph, FileOutcome
+from ..store.protocol import DuplicateDocument
+from ..timing import Timer
+from .plan import Plan
+
+log = logging.getLogger(__name__)
+
+UNCHANGED = "unchanged since last ingest"
+CONCURRENT = "ingested concurrently by another process"
+
+T = TypeVar("T")
+
+
+def guarded(source: str, timer: Timer, work: Callable[[], T]) -> T | FileOutcome:
+    """`work()`'s outcome, or the outcome its exception maps to."""
+    try:
+        return work()
+    except DuplicateDocument as e:
+        return FileOutcome(source, "skipped", e.document_id, CONCURRENT)
+    except OharaError as e:
+        reason = e.reason if isinstance(e, IngestError) else str(e)
+        return FileOutcome(source, "failed", None, reason, timings_s=timer.totals)
+    except Exception as e:  # a bug must not abort a batch; the atlas is untouched
+        log.exception("ingest of %s failed", source)
+        return FileOutcome(source, "failed", None, f"internal error: {type(e).__name__}: {e}",
+                           timings_s=timer.totals)
+
+
+def skipped(source: str, plan: Plan) -> FileOutcome:
+    return FileOutcome(source, "skipped", plan.existing, UNCHANGED)
+
+
+def written(source: str, plan: Plan, graph: DocumentGraph, timer: Timer) -> FileOutcome:
+    return FileOutcome(source, plan.status, graph.document.id, None, counts(graph), timer.totals)
+
+
+def counts(graph: DocumentGraph) -> dict[str, int]:
+    return {"sections": len(graph.sections), "paragraphs": len(graph.paragraphs), "tables": len(graph.tables),
+            "entities": len(graph.entities), "edges": len(graph.edges)}

@@ -1,0 +1,40 @@
+"""What ingest reads: files found under the given paths, or documents given as text."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..parse import SUPPORTED_EXTENSIONS, is_supported
+from ..records import FileOutcome
+
+
+@dataclass
+class TextItem:
+    """A document given as text: what `ingest_texts` takes (evaluation corpora, notebooks)."""
+
+    text: str
+    title: str
+    source_id: str  # plays the role of the file path: same id + same text = same document
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[FileOutcome]]:
+    """Files to ingest (directories recurse, sorted) and outcomes for paths that cannot be."""
+    files: list[Path] = []
+    problems: list[FileOutcome] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found = sorted(f for f in p.rglob("*") if f.is_file() and is_supported(f) and not _hidden(f, p))
+            if not found:
+                problems.append(FileOutcome(str(p), "failed", None,
+                                            f"no supported files in directory ({', '.join(SUPPORTED_EXTENSIONS)})"))
+            files += found
+        else:
+            files.append(p)  # missing or unsupported files fail with their reason in ingest_file
+    return list(dict.fromkeys(files)), problems
+
+
+def _hidden(f: Path, root: Path) -> bool:
+    return any(part.startswith(".") for part in f.relative_to(root).parts)

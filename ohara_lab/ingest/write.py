@@ -1,0 +1,56 @@
+"""Stage 8, the write: the document graph and its cross-document links in one transaction,
+then what the atlas records about its builders and any post-write hook (LLM edge enrichment)."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..records import DocumentGraph, Edge
+from ..settings import Settings
+from ..store.protocol import GraphStore
+from ..timing import Timer
+from .linking import make_linker
+
+
+def write_graph(store: GraphStore, graph: DocumentGraph, replaces: list[str], settings: Settings, timer: Timer, *,
+                on_document: Callable[[DocumentGraph], None] | None = None,
+                before_write: Callable[[DocumentGraph], None] | None = None) -> None:
+    """Write `graph`, replacing `replaces`, timing the SIMILAR_TO pass apart from the rest of the write;
+    `before_write` may still add to the graph (LLM paragraph questions), `on_document` runs after the write."""
+    if before_write is not None:
+        with timer.stage("llm_questions"):
+            before_write(graph)
+    base = make_linker(settings.similarity_threshold)
+
+    def timed_linker(g: DocumentGraph, ctx: Any) -> list[Edge]:
+        with timer.stage("similarity"):
+            return base(g, ctx)
+
+    with timer.stage("persist"):
+        store.write_document(graph, replaces=replaces, linker=timed_linker)
+        record_builders(store, graph)
+    if "similarity" in timer.totals:
+        timer.totals["persist"] -= timer.totals["similarity"]
+    if on_document is not None:
+        with timer.stage("enrich"):
+            on_document(graph)
+
+
+def builders(graph: DocumentGraph) -> dict[str, Any]:
+    meta = graph.document.meta
+    return {"extractor": meta.get("extractor"), "structurer": meta.get("structurer"),
+            "ontology_version": meta.get("ontology_version"), "vector_model": graph.vector_model}
+
+
+def record_builders(store: GraphStore, graph: DocumentGraph) -> None:
+    """The atlas says which extractor, structurer, ontology and embedder built it (mixed builds listed)."""
+    built = store.get_meta("built_with", {}) or {}
+    changed = False
+    for key, value in builders(graph).items():
+        if value is None:
+            continue
+        seen = built.setdefault(key, [])
+        if value not in seen:
+            seen.append(value)
+            changed = True
+    if changed:
+        store.set_meta("built_with", built)
