@@ -8,28 +8,15 @@ from __future__ import annotations
 
 import json
 import sys
-from functools import wraps
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import click
 
-from .errors import OharaError
+from .cli_edge import fail_cleanly
 from .settings import Settings, weight_field
 
 ATLAS_HELP = "atlas directory or arangodb:// URL (default: $OHARA_ATLAS or ./atlas)"
-
-
-def _fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
-    @wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except OharaError as e:
-            click.echo(f"ohara: error: {e}", err=True)
-            sys.exit(e.exit_code)
-
-    return wrapper
 
 
 def _open(atlas: str | None, *, read_only: bool = False, **overrides: Any):  # type: ignore[no-untyped-def]
@@ -62,7 +49,7 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
 @click.option("--dry-run", is_flag=True, help="send nothing: print the LLM requests, tokens and price a real run "
                                               "would have, per file and in total")
-@_fail_cleanly
+@fail_cleanly
 def ingest(paths: tuple[str, ...], atlas: str | None, force: bool, crawl_domain: str | None, allow_private: bool,
            as_json: bool, dry_run: bool) -> None:
     """Ingest files, directories (recursively) and http(s) URLs into the atlas."""
@@ -119,7 +106,7 @@ def _private(allow: bool) -> dict[str, Any]:
 @click.option("--same-host/--any-host", default=None, help="follow links on URL's host only (default) or anywhere")
 @click.option("--allow-private", is_flag=True, help="allow loopback, private and link-local addresses (intranets, tests)")
 @click.option("--json", "as_json", is_flag=True, help="print the crawl report as JSON")
-@_fail_cleanly
+@fail_cleanly
 def crawl(url: str, atlas: str | None, depth: int | None, max_pages: int | None, delay: float | None,
           same_host: bool | None, allow_private: bool, as_json: bool) -> None:
     """Crawl a site breadth-first into the atlas (robots.txt obeyed; resumes after a kill; re-crawls only changes).
@@ -153,7 +140,7 @@ def crawl(url: str, atlas: str | None, depth: int | None, max_pages: int | None,
               help="file to write (default: a name made from the URL, in the current directory)")
 @click.option("--force", is_flag=True, help="replace the output file when it exists")
 @click.option("--allow-private", is_flag=True, help="allow loopback, private and link-local addresses")
-@_fail_cleanly
+@fail_cleanly
 def capture(url: str, to: str, out: Path | None, force: bool, allow_private: bool) -> None:
     """Save a page as headless Chromium renders it (needs a system Chromium); `Atlas.capture` without an atlas."""
     from .web import load  # noqa: PLC0415
@@ -165,7 +152,7 @@ def capture(url: str, to: str, out: Path | None, force: bool, allow_private: boo
 @main.command()
 @click.option("--atlas", help=ATLAS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
-@_fail_cleanly
+@fail_cleanly
 def stats(atlas: str | None, as_json: bool) -> None:
     """Counts of documents, nodes, entities and edges by relation."""
     with _open(atlas, read_only=True) as a:
@@ -185,7 +172,7 @@ def stats(atlas: str | None, as_json: bool) -> None:
 @main.command()
 @click.option("--atlas", help=ATLAS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
-@_fail_cleanly
+@fail_cleanly
 def check(atlas: str | None, as_json: bool) -> None:
     """Integrity check: edges, memberships, full-text index, duplicates. Exit 1 on errors."""
     with _open(atlas, read_only=True) as a:
@@ -203,7 +190,7 @@ def check(atlas: str | None, as_json: bool) -> None:
 @main.command(name="ls")
 @click.option("--atlas", help=ATLAS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
-@_fail_cleanly
+@fail_cleanly
 def list_documents(atlas: str | None, as_json: bool) -> None:
     """List the atlas's documents."""
     with _open(atlas, read_only=True) as a:
@@ -219,7 +206,7 @@ def list_documents(atlas: str | None, as_json: bool) -> None:
 @main.command(name="rm")
 @click.argument("document_ids", nargs=-1, required=True)
 @click.option("--atlas", help=ATLAS_HELP)
-@_fail_cleanly
+@fail_cleanly
 def remove(document_ids: tuple[str, ...], atlas: str | None) -> None:
     """Delete documents with all their nodes and edges."""
     with _open(atlas) as a:
@@ -233,7 +220,7 @@ def remove(document_ids: tuple[str, ...], atlas: str | None) -> None:
 @click.option("--atlas", help=ATLAS_HELP)
 @click.option("--format", "fmt", type=click.Choice(["wiki", "json"]), default="wiki", show_default=True,
               help="wiki: a Markdown folder for Obsidian/Quartz; json: one file with every collection")
-@_fail_cleanly
+@fail_cleanly
 def export(target: Path, atlas: str | None, fmt: str) -> None:
     """Export the atlas as a Markdown wiki (TARGET = folder) or JSON (TARGET = file)."""
     with _open(atlas, read_only=True) as a:
@@ -245,7 +232,7 @@ def export(target: Path, atlas: str | None, fmt: str) -> None:
 @click.option("--atlas", default="./demo-atlas", show_default=True, help="where the demo atlas is built")
 @click.option("--query", "query_text", default="Which licence versions replaced the earlier ones, and when?",
               show_default=True, help="the question the demo asks")
-@_fail_cleanly
+@fail_cleanly
 def demo(atlas: str, query_text: str) -> None:
     """Ingest the documents ohara-lab ships, ask one question, print the tiers."""
     from .demo import run_demo  # noqa: PLC0415
@@ -295,7 +282,7 @@ def _weights(pairs: tuple[str, ...]) -> dict[str, float]:
 @click.option("--embedder", default=None, help="embedder for the query vector (must match the atlas)")
 @click.option("--cor", is_flag=True, help="Chain-of-Retrieval: follow the Explorer frontier and re-query")
 @click.option("--agent", is_flag=True, help="agentic mode: choose retrieval tools step by step")
-@_fail_cleanly
+@fail_cleanly
 def query(text: str, atlas: str | None, show_tiers: bool, verbose: bool, as_json: bool, limit: int | None,
           weights: tuple[str, ...], embedder: str | None, cor: bool, agent: bool) -> None:
     """Retrieve with every phase and show why each result was found."""
@@ -323,7 +310,7 @@ def query(text: str, atlas: str | None, show_tiers: bool, verbose: bool, as_json
 @click.option("--cor", is_flag=True, help="retrieve with Chain-of-Retrieval")
 @click.option("--agent", is_flag=True, help="retrieve with the agentic mode")
 @click.option("--json", "as_json", is_flag=True, help="print the answer, citations and retrieval as JSON")
-@_fail_cleanly
+@fail_cleanly
 def answer(question: str, atlas: str | None, cor: bool, agent: bool, as_json: bool) -> None:
     """Answer from the Principal tier with [n] citations, or say the evidence is insufficient."""
     from .render import shorten  # noqa: PLC0415
@@ -346,7 +333,7 @@ def answer(question: str, atlas: str | None, cor: bool, agent: bool, as_json: bo
 @main.command()
 @click.option("--atlas", help=ATLAS_HELP)
 @click.option("--embedder", default=None, help="auto | minilm | wordllama | gemini (default: OHARA_EMBEDDER)")
-@_fail_cleanly
+@fail_cleanly
 def embed(atlas: str | None, embedder: str | None) -> None:
     """Backfill vectors for nodes that have none for the embedder."""
     with _open(atlas) as a:
@@ -362,7 +349,7 @@ def embed(atlas: str | None, embedder: str | None) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="address to listen on; anything but loopback needs OHARA_API_TOKEN")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="TCP port")
-@_fail_cleanly
+@fail_cleanly
 def serve(atlas: str | None, host: str, port: int) -> None:
     """Serve the atlas read-only over HTTP (JSON API with an OpenAPI schema at /docs)."""
     from .serve.http_api import check_bind, serve_http  # noqa: PLC0415 - FastAPI and uvicorn load only here
@@ -384,7 +371,7 @@ def serve(atlas: str | None, host: str, port: int) -> None:
 @click.option("--allow-ingest", is_flag=True, help="offer the ingest tool (only from the --ingest-root folders)")
 @click.option("--ingest-root", "ingest_roots", multiple=True, type=click.Path(path_type=Path),
               help="a folder the ingest tool may read (repeatable); required by --allow-ingest")
-@_fail_cleanly
+@fail_cleanly
 def mcp(atlas: str | None, http_port: int | None, allow_ingest: bool, ingest_roots: tuple[Path, ...]) -> None:
     """Serve the atlas to agents over MCP (stdio by default): query, answer, graph context, documents."""
     from .errors import UsageError  # noqa: PLC0415
@@ -411,7 +398,7 @@ def ontology() -> None:
 @click.option("--wordnet", default="/usr/share/wordnet", show_default=True, type=click.Path(path_type=Path),
               help="WordNet 3.0 data directory (Debian: wordnet-base + wordnet-sense-index)")
 @click.option("--out", type=click.Path(path_type=Path), default=None, help="output directory (default: ontology/)")
-@_fail_cleanly
+@fail_cleanly
 def ontology_build(owl: Path, wordnet: Path, out: Path | None) -> None:
     """Derive the tag index, hierarchy, lexicon and categories from SUMO.owl and WordNet."""
     from .ontology.build import build_ontology  # noqa: PLC0415

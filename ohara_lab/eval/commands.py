@@ -5,27 +5,16 @@
     ohara reproduce --data-dir /path/to/official --datasets multihop-rag,qasper   # the paper's tables
 
 Named errors (unknown dataset or config, missing files) become one line on stderr and
-exit code 2 through the CLI's single error edge (`ohara_lab.cli._fail_cleanly`).
+exit code 2 through the CLI's single error edge (`ohara_lab.cli_edge.fail_cleanly`).
 """
 from __future__ import annotations
 
 import json
-from functools import wraps
 from pathlib import Path
-from typing import Any, Callable
 
 import click
 
-
-def _fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
-    # Resolved at call time: ohara_lab.cli imports this module while it is being built.
-    @wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from ..cli import _fail_cleanly as edge  # noqa: PLC0415
-
-        return edge(fn)(*args, **kwargs)
-
-    return wrapper
+from ..cli_edge import fail_cleanly
 
 
 @click.command()
@@ -53,7 +42,7 @@ def _fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--out", type=click.Path(path_type=Path), help="write summary/significance/by-type/per-query CSV, "
                                                              "report.md and results.json here")
 @click.option("--json", "as_json", is_flag=True, help="print the JSON contract instead of the table")
-@_fail_cleanly
+@fail_cleanly
 def eval_command(dataset: str, data_dir: Path | None, configs: str | None, limit: int | None,
                  distractors: int | None, unanswerable: float | None, seed: int, atlas_dir: Path | None,
                  embedder: str, rebuild: bool, reference_date: str | None, resamples: int, out: Path | None,
@@ -96,7 +85,7 @@ def eval_command(dataset: str, data_dir: Path | None, configs: str | None, limit
 @click.option("--notebooks-dir", type=click.Path(path_type=Path), help="where the .ipynb sources are "
               "(default: notebooks/ of the repository)")
 @click.option("--kernel", help="Jupyter kernel name (default: the notebook's own)")
-@_fail_cleanly
+@fail_cleanly
 def reproduce_command(data_dir: Path | None, out: Path, quick: bool, only: str | None, datasets: str,
                       atlas_dir: Path | None, embedder: str | None, notebooks_dir: Path | None,
                       kernel: str | None) -> None:
