@@ -14,6 +14,7 @@ MODEL = "minilm:all-MiniLM-L6-v2"
 class MiniLMEmbedder:
     model = MODEL
     dim = 384
+    backend = "torch"
 
     def __init__(self, batch_size: int = 32):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local path needs no hub; never let it try

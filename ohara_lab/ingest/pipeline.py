@@ -76,6 +76,11 @@ class Ingestor:
             return None
         return get_embedder(self.settings.embedder, self.settings.embed_batch_size, self.settings)
 
+    @property
+    def _backend(self) -> str | None:
+        """The runtime the embedder encodes with (torch, onnxruntime...), recorded in `built_with`."""
+        return getattr(self.embedder, "backend", None) if self.embedder is not None else None
+
     # ------------------------------------------------------------------ entry points
     def ingest(self, paths: Iterable[str | Path], *, force: bool = False, progress: bool = True,
                on_outcome: Callable[[FileOutcome], None] | None = None) -> IngestReport:
@@ -202,7 +207,7 @@ class Ingestor:
 
     def _write(self, graph: DocumentGraph, replaces: list[str], timer: Timer) -> None:
         write_graph(self.store, graph, replaces, self.settings, timer, on_document=self.on_document,
-                    before_write=self.before_write)
+                    before_write=self.before_write, vector_backend=self._backend)
 
     def build_graph(self, parsed: ParsedDocument, file_hash: str, origin: str, size: int,
                     timer: Timer | None = None) -> DocumentGraph:

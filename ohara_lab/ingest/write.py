@@ -13,7 +13,7 @@ from .linking import make_linker
 
 def write_graph(store: GraphStore, graph: DocumentGraph, replaces: list[str], settings: Settings, timer: Timer, *,
                 on_document: Callable[[DocumentGraph], None] | None = None,
-                before_write: Callable[[DocumentGraph], None] | None = None) -> None:
+                before_write: Callable[[DocumentGraph], None] | None = None, vector_backend: str | None = None) -> None:
     """Write `graph`, replacing `replaces`, timing the SIMILAR_TO pass apart from the rest of the write;
     `before_write` may still add to the graph (LLM paragraph questions), `on_document` runs after the write."""
     if before_write is not None:
@@ -27,7 +27,7 @@ def write_graph(store: GraphStore, graph: DocumentGraph, replaces: list[str], se
 
     with timer.stage("persist"):
         store.write_document(graph, replaces=replaces, linker=timed_linker)
-        record_builders(store, graph)
+        record_builders(store, graph, vector_backend)
     if "similarity" in timer.totals:
         timer.totals["persist"] -= timer.totals["similarity"]
     if on_document is not None:
@@ -35,17 +35,19 @@ def write_graph(store: GraphStore, graph: DocumentGraph, replaces: list[str], se
             on_document(graph)
 
 
-def builders(graph: DocumentGraph) -> dict[str, Any]:
+def builders(graph: DocumentGraph, vector_backend: str | None = None) -> dict[str, Any]:
     meta = graph.document.meta
     return {"extractor": meta.get("extractor"), "structurer": meta.get("structurer"),
-            "ontology_version": meta.get("ontology_version"), "vector_model": graph.vector_model}
+            "ontology_version": meta.get("ontology_version"), "vector_model": graph.vector_model,
+            "vector_backend": vector_backend if graph.vector_model else None}
 
 
-def record_builders(store: GraphStore, graph: DocumentGraph) -> None:
-    """The atlas says which extractor, structurer, ontology and embedder built it (mixed builds listed)."""
+def record_builders(store: GraphStore, graph: DocumentGraph, vector_backend: str | None = None) -> None:
+    """The atlas says which extractor, structurer, ontology, embedder and encoder runtime built it
+    (mixed builds listed)."""
     built = store.get_meta("built_with", {}) or {}
     changed = False
-    for key, value in builders(graph).items():
+    for key, value in builders(graph, vector_backend).items():
         if value is None:
             continue
         seen = built.setdefault(key, [])
