@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ..dates import first_day
 from ..records import Document, DocumentGraph, Edge
+from ..store.common import jaccard as entity_jaccard
 from ..store.protocol import LinkContext, Linker, Overlap
 
 # Dates and amounts are shared by unrelated texts ("2014", "$5"): they do not link documents.
@@ -42,7 +43,8 @@ def make_linker(threshold: float) -> Linker:
         doc = graph.document
         mine = {e.slug for e in graph.entities if e.type not in EXCLUDED_TYPES}
         edges: list[Edge] = []
-        for other in ctx.entity_overlap(mine, exclude_types=EXCLUDED_TYPES):
+        # min_jaccard lets the store skip loading documents that cannot reach the threshold.
+        for other in ctx.entity_overlap(mine, exclude_types=EXCLUDED_TYPES, min_jaccard=threshold):
             facts = _facts(doc, mine, other)
             if facts is None or facts.jaccard < threshold or facts.jaccard <= 0:
                 continue
@@ -53,10 +55,9 @@ def make_linker(threshold: float) -> Linker:
 
 
 def _facts(doc: Document, mine: set[str], other: Overlap) -> LinkFacts | None:
-    union = len(mine) + other.entity_count - len(other.shared)
-    if union <= 0:
+    if len(mine) + other.entity_count - len(other.shared) <= 0:
         return None
-    jaccard = len(other.shared) / union
+    jaccard = entity_jaccard(len(mine), other.entity_count, len(other.shared))
     newer, older = _order(doc, other.document)
     return LinkFacts(jaccard, other.shared, _relation(newer, older, jaccard), newer, older)
 

@@ -338,7 +338,8 @@ class LinkView:
     def __init__(self, db: Any, document_id: str):
         self.db, self.document_id = db, document_id
 
-    def entity_overlap(self, slugs: Iterable[str], exclude_types: Iterable[str] = ()) -> list[Overlap]:
+    def entity_overlap(self, slugs: Iterable[str], exclude_types: Iterable[str] = (),
+                       min_jaccard: float = 0.0) -> list[Overlap]:
         slugs = sorted(set(slugs))
         if not slugs:
             return []
@@ -352,7 +353,8 @@ class LinkView:
               FILTER doc != null
               RETURN {doc: doc, size: size, shared: UNIQUE(shared)}""",
             {"slugs": slugs, "doc": self.document_id, "excluded": list(exclude_types)})
-        out = [Overlap(common.from_dict(Document, record(r["doc"])), r["size"], sorted(r["shared"])) for r in found]
+        out = [Overlap(common.from_dict(Document, record(r["doc"])), r["size"], sorted(r["shared"])) for r in found
+               if common.jaccard(len(slugs), r["size"], len(r["shared"])) >= min_jaccard]
         return sorted(out, key=lambda o: o.document.id)
 
     def snippets(self, document_id: str, n: int = 3, min_chars: int = 50) -> list[str]:

@@ -224,9 +224,10 @@ class SqliteStore(SqliteSearchMixin):
             if c.execute("SELECT 1 FROM documents WHERE id=? OR file_hash=?",
                          (graph.document.id, graph.document.file_hash)).fetchone():
                 raise DuplicateDocument(graph.document.id)
-            common.rewrite_entity_slugs(graph, self._entity_mapping(graph.entities))
+            stored = self._entity_rows([e.slug for e in graph.entities])
+            common.rewrite_entity_slugs(graph, self._entity_mapping(graph.entities, stored))
             self._insert_nodes(graph)
-            self._upsert_entities(graph.entities)
+            self._upsert_entities(graph.entities, self._entity_rows([e.slug for e in graph.entities]))
             self._insert_edges(graph.edges, graph.document.id)
             self._insert_side_tables(graph)
             self._link_questions(graph)
@@ -242,11 +243,19 @@ class SqliteStore(SqliteSearchMixin):
             if graph.vectors and graph.vector_model:
                 self._put_vectors(graph.vector_model, graph.vectors, graph.document.id)
 
-    def _entity_mapping(self, entities: list[Entity]) -> dict[str, str]:
+    def _entity_rows(self, slugs: list[str]) -> dict[str, str]:
+        """slug -> stored JSON of those entities already in the atlas (one query per 500 slugs)."""
+        out: dict[str, str] = {}
+        for part in _chunks(sorted(set(slugs)), 500):
+            out.update(self.conn.execute(f"SELECT slug, data FROM entities WHERE slug IN ({','.join('?' * len(part))})",
+                                         part).fetchall())
+        return out
+
+    def _entity_mapping(self, entities: list[Entity], stored: dict[str, str]) -> dict[str, str]:
         """Incoming slug -> existing slug with the same norm_key (atlas-level dedup)."""
         mapping: dict[str, str] = {}
         for ent in entities:
-            if self.conn.execute("SELECT 1 FROM entities WHERE slug=?", (ent.slug,)).fetchone():
+            if ent.slug in stored:
                 continue
             row = self.conn.execute("SELECT slug FROM entities WHERE norm_key=? ORDER BY rowid LIMIT 1",
                                     (ent.norm_key,)).fetchone()
@@ -262,37 +271,37 @@ class SqliteStore(SqliteSearchMixin):
             " similar_to_indegree, data) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (d.id, d.file_hash, d.origin_path, d.title, d.published_date, d.temporal_coverage_start,
              d.temporal_coverage_end, *common.date_span(d), d.decay_class, d.effective_decay_class,
-             d.ingestion_status, int(d.structure_needs_review), d.similar_to_indegree, _dumps(d.to_dict())))
+             d.ingestion_status, int(d.structure_needs_review), d.similar_to_indegree, _dumps(common.fields_dict(d))))
         self.conn.executemany(
             "INSERT INTO sections(id, document_id, parent_section_id, level, doc_position, title, data) VALUES (?,?,?,?,?,?,?)",
-            [(s.id, s.document_id, s.parent_section_id, s.level, s.doc_position, s.title, _dumps(s.to_dict()))
+            [(s.id, s.document_id, s.parent_section_id, s.level, s.doc_position, s.title, _dumps(common.fields_dict(s)))
              for s in g.sections])
         self.conn.executemany(
             "INSERT INTO paragraphs(id, document_id, section_id, node_type, doc_position, content, llm_pending, data)"
             " VALUES (?,?,?,?,?,?,?,?)",
             [(p.id, p.document_id, p.section_id, p.node_type, p.doc_position, p.content, int(p.llm_pending),
-              _dumps(p.to_dict())) for p in g.paragraphs])
+              _dumps(common.fields_dict(p))) for p in g.paragraphs])
         self.conn.executemany(
             "INSERT INTO tables(id, document_id, section_id, doc_position, markdown, data) VALUES (?,?,?,?,?,?)",
-            [(t.id, t.document_id, t.section_id, t.doc_position, t.markdown_representation, _dumps(t.to_dict()))
+            [(t.id, t.document_id, t.section_id, t.doc_position, t.markdown_representation, _dumps(common.fields_dict(t)))
              for t in g.tables])
 
-    def _upsert_entities(self, entities: list[Entity]) -> None:
+    def _upsert_entities(self, entities: list[Entity], stored: dict[str, str]) -> None:
+        self.conn.executemany("INSERT OR IGNORE INTO entity_names(norm_key, slug) VALUES (?,?)",
+                              [(k, ent.slug) for ent in entities for k in sorted(common.name_keys(ent))])
         for ent in entities:
-            row = self.conn.execute("SELECT data FROM entities WHERE slug=?", (ent.slug,)).fetchone()
-            self.conn.executemany("INSERT OR IGNORE INTO entity_names(norm_key, slug) VALUES (?,?)",
-                                  [(k, ent.slug) for k in common.name_keys(ent)])
+            row = (stored[ent.slug],) if ent.slug in stored else None
             if row is None:
                 ent.first_seen = ent.first_seen or utc_now()
                 self.conn.execute("INSERT INTO entities(id, slug, norm_key, name, type, mention_count, data)"
                                   " VALUES (?,?,?,?,?,0,?)",
-                                  (ent.id, ent.slug, ent.norm_key, ent.name, ent.type, _dumps(ent.to_dict())))
+                                  (ent.id, ent.slug, ent.norm_key, ent.name, ent.type, _dumps(common.fields_dict(ent))))
                 continue
             existing = common.from_dict(Entity, json.loads(row[0]))
             aliases = common.merge_aliases(existing, ent)
             if aliases != existing.aliases:
                 existing.aliases = aliases
-                self.conn.execute("UPDATE entities SET data=? WHERE slug=?", (_dumps(existing.to_dict()), ent.slug))
+                self.conn.execute("UPDATE entities SET data=? WHERE slug=?", (_dumps(common.fields_dict(existing)), ent.slug))
 
     def _insert_edges(self, edges: Iterable[Edge], owner: str | None) -> None:
         self.conn.executemany(
@@ -334,16 +343,26 @@ class SqliteStore(SqliteSearchMixin):
 
     def _refresh_related(self, pairs: Iterable[tuple[str, str]]) -> None:
         """RELATED_TO a->b carries the atlas-wide co-occurrence count; zero-count edges go."""
+        pairs = sorted(pairs)
+        if not pairs:
+            return
+        c = self.conn
+        c.execute("CREATE TEMP TABLE IF NOT EXISTS _q_pairs(a TEXT, b TEXT, PRIMARY KEY (a, b))")
+        c.execute("DELETE FROM _q_pairs")
+        c.executemany("INSERT INTO _q_pairs VALUES (?,?)", pairs)
+        totals = dict(((a, b), n) for a, b, n in c.execute(
+            "SELECT q.a, q.b, COALESCE(SUM(c.n), 0) FROM _q_pairs q LEFT JOIN cooccur c ON c.a=q.a AND c.b=q.b"
+            " GROUP BY q.a, q.b"))
         for a, b in pairs:
-            total = self.conn.execute("SELECT COALESCE(SUM(n), 0) FROM cooccur WHERE a=? AND b=?", (a, b)).fetchone()[0]
+            total = totals.get((a, b), 0)
             src, dst = "entities/" + a, "entities/" + b
             if total:
-                self.conn.execute(
+                c.execute(
                     "INSERT INTO edges(from_id, to_id, relation, document_id, attrs) VALUES (?,?,'RELATED_TO',NULL,?)"
                     " ON CONFLICT(from_id, to_id, relation) DO UPDATE SET attrs=excluded.attrs",
                     (src, dst, _dumps({"count": total})))
             else:
-                self.conn.execute("DELETE FROM edges WHERE from_id=? AND to_id=? AND relation='RELATED_TO'", (src, dst))
+                c.execute("DELETE FROM edges WHERE from_id=? AND to_id=? AND relation='RELATED_TO'", (src, dst))
 
     def _refresh_entities(self, slugs: Iterable[str]) -> None:
         """Derive mention_count and document_ids from MENTIONS; entities nobody mentions go."""
@@ -360,20 +379,24 @@ class SqliteStore(SqliteSearchMixin):
             ent = common.from_dict(Entity, json.loads(row[0]))
             ent.mention_count, ent.document_ids = len(rows), docs
             self.conn.execute("UPDATE entities SET mention_count=?, data=? WHERE slug=?",
-                              (len(rows), _dumps(ent.to_dict()), slug))
+                              (len(rows), _dumps(common.fields_dict(ent)), slug))
 
     def _refresh_indegree(self, ids: Iterable[str]) -> None:
         for doc_id in {i for i in ids if i.startswith("documents/")}:
-            row = self.conn.execute("SELECT data FROM documents WHERE id=?", (doc_id,)).fetchone()
+            row = self.conn.execute("SELECT decay_class, effective_decay_class, similar_to_indegree FROM documents"
+                                    " WHERE id=?", (doc_id,)).fetchone()
             if row is None:
                 continue
-            doc = common.from_dict(Document, json.loads(row[0]))
             n = self.conn.execute("SELECT COUNT(*) FROM edges WHERE to_id=? AND relation='SIMILAR_TO'",
                                   (doc_id,)).fetchone()[0]
+            if (n, common.effective_class(row[0], n, self.evergreen_threshold)) == (row[2], row[1]):
+                continue  # unchanged: the document's JSON need not be rewritten
+            data = self.conn.execute("SELECT data FROM documents WHERE id=?", (doc_id,)).fetchone()[0]
+            doc = common.from_dict(Document, json.loads(data))
             doc.similar_to_indegree = n
             doc.effective_decay_class = common.effective_decay_class(doc, n, self.evergreen_threshold)
             self.conn.execute("UPDATE documents SET similar_to_indegree=?, effective_decay_class=?, data=? WHERE id=?",
-                              (n, doc.effective_decay_class, _dumps(doc.to_dict()), doc_id))
+                              (n, doc.effective_decay_class, _dumps(common.fields_dict(doc)), doc_id))
 
     # ------------------------------------------------------------------ delete
     def delete_document(self, document_id: str) -> bool:
@@ -444,7 +467,7 @@ class SqliteStore(SqliteSearchMixin):
             doc = common.from_dict(Document, data)
             c.execute("UPDATE documents SET title=?, published_date=?, decay_class=?, ingestion_status=?, data=?"
                       " WHERE id=?", (doc.title, doc.published_date, doc.decay_class, doc.ingestion_status,
-                                      _dumps(doc.to_dict()), document_id))
+                                      _dumps(common.fields_dict(doc)), document_id))
         return True
 
     # ------------------------------------------------------------------ vectors
@@ -661,7 +684,8 @@ class _LinkView:
     def __init__(self, store: SqliteStore, document_id: str):
         self.store, self.document_id = store, document_id
 
-    def entity_overlap(self, slugs: Iterable[str], exclude_types: Iterable[str] = ()) -> list[Overlap]:
+    def entity_overlap(self, slugs: Iterable[str], exclude_types: Iterable[str] = (),
+                       min_jaccard: float = 0.0) -> list[Overlap]:
         slugs = sorted(set(slugs))
         excluded = list(exclude_types)
         if not slugs:
@@ -677,13 +701,25 @@ class _LinkView:
         by_doc: dict[str, list[str]] = {}
         for doc_id, slug in shared:
             by_doc.setdefault(doc_id, []).append(slug)
+        sizes = self._entity_counts(sorted(by_doc), excluded)
         out = []
         for doc_id, common_slugs in sorted(by_doc.items()):
-            size = c.execute(f"SELECT COUNT(DISTINCT slug) FROM node_entities WHERE document_id=? {type_filter}",
-                             (doc_id, *excluded)).fetchone()[0]
+            size = sizes.get(doc_id, 0)
+            if min_jaccard > 0 and common.jaccard(len(slugs), size, len(common_slugs)) < min_jaccard:
+                continue  # cannot link: no need to load and parse the document
             doc = self.store.get_document(doc_id)
             if doc is not None:
                 out.append(Overlap(doc, size, sorted(common_slugs)))
+        return out
+
+    def _entity_counts(self, doc_ids: list[str], excluded: list[str]) -> dict[str, int]:
+        """Distinct entities per document (types in `excluded` left out), one query per 500 documents."""
+        type_filter = f"AND type NOT IN ({','.join('?' * len(excluded))})" if excluded else ""
+        out: dict[str, int] = {}
+        for part in _chunks(doc_ids, 500):
+            out.update(self.store.conn.execute(
+                f"SELECT document_id, COUNT(DISTINCT slug) FROM node_entities WHERE document_id IN"
+                f" ({','.join('?' * len(part))}) {type_filter} GROUP BY document_id", (*part, *excluded)).fetchall())
         return out
 
     def snippets(self, document_id: str, n: int = 3, min_chars: int = 50) -> list[str]:

@@ -161,6 +161,20 @@ def test_entity_overlap_uses_only_documents_that_share(store):
     assert seen["overlap"] == [("documents/a1", 1, ["alice"])]
 
 
+def test_entity_overlap_leaves_out_documents_under_min_jaccard(store):
+    store.write_document(make_graph("a1", [("Alice.", [], ["Alice"])]))  # {alice}: 1/2 with {alice, bob}
+    store.write_document(make_graph("c3", [("Alice Carol Dan.", [], ["Alice", "Carol", "Dan"])]))  # 1/4
+    seen = {}
+
+    def spy(graph, ctx):
+        for floor in (0.0, 0.25, 0.3, 0.5, 0.6):
+            seen[floor] = [o.document.id for o in ctx.entity_overlap({"alice", "bob"}, min_jaccard=floor)]
+        return []
+    store.write_document(make_graph("b2", [("Alice Bob.", [], ["Alice", "Bob"])]), linker=spy)
+    assert seen == {0.0: ["documents/a1", "documents/c3"], 0.25: ["documents/a1", "documents/c3"],
+                    0.3: ["documents/a1"], 0.5: ["documents/a1"], 0.6: []}
+
+
 def test_vectors_round_trip_and_refresh(store):
     store.write_document(make_graph("a1", [("First paragraph text.", [], []), ("Second paragraph text.", [], [])]))
     ids = ["paragraphs/a1-00002", "paragraphs/a1-00003"]
