@@ -9,11 +9,10 @@
 """
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any
 
 from .errors import IngestError, OharaError, ParseError
-from .records import Document, DocumentGraph, Edge, Entity, FileOutcome, IngestReport, Paragraph, Section, Table
-from .settings import Settings
 
 __version__ = "0.1.0"
 
@@ -23,10 +22,13 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    # Atlas pulls in the store and pipeline; import it on first use so `import ohara_lab` stays light.
-    if name == "Atlas":
-        from .atlas import Atlas
+# Imported on first use, so `import ohara_lab` (and `ohara --help`) stays light: Atlas pulls in the
+# store and the pipeline, and even the record and settings dataclasses take a while to build.
+_LAZY = {"Atlas": ".atlas", "Settings": ".settings", **{name: ".records" for name in (
+    "Document", "DocumentGraph", "Edge", "Entity", "FileOutcome", "IngestReport", "Paragraph", "Section", "Table")}}
 
-        return Atlas
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name], __name__), name)
     raise AttributeError(name)

@@ -14,7 +14,6 @@ from typing import Any
 import click
 
 from .cli_edge import fail_cleanly
-from .settings import Settings, weight_field
 
 ATLAS_HELP = "atlas directory or arangodb:// URL (default: $OHARA_ATLAS or ./atlas)"
 
@@ -22,6 +21,8 @@ ATLAS_HELP = "atlas directory or arangodb:// URL (default: $OHARA_ATLAS or ./atl
 def _open(atlas: str | None, *, read_only: bool = False, **overrides: Any):  # type: ignore[no-untyped-def]
     """Read commands pass `read_only=True`: no schema work, no write lock, no atlas made at a mistyped path."""
     from .atlas import Atlas  # noqa: PLC0415
+
+    from .settings import Settings  # noqa: PLC0415 - `ohara --help` needs no settings
 
     return Atlas.open(atlas, Settings.from_env(), read_only=read_only, **overrides)
 
@@ -143,6 +144,7 @@ def crawl(url: str, atlas: str | None, depth: int | None, max_pages: int | None,
 @fail_cleanly
 def capture(url: str, to: str, out: Path | None, force: bool, allow_private: bool) -> None:
     """Save a page as headless Chromium renders it (needs a system Chromium); `Atlas.capture` without an atlas."""
+    from .settings import Settings  # noqa: PLC0415
     from .web import load  # noqa: PLC0415
 
     settings = Settings.from_env().override(**_private(allow_private))
@@ -244,7 +246,7 @@ def demo(atlas: str, query_text: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
 def show_settings(as_json: bool) -> None:
     """Every setting: environment variable, current value, help."""
-    from .settings import describe  # noqa: PLC0415
+    from .settings import Settings, describe  # noqa: PLC0415
 
     current = Settings.from_env().to_dict()
     if as_json:
@@ -259,6 +261,8 @@ def show_settings(as_json: bool) -> None:
 
 def _weights(pairs: tuple[str, ...]) -> dict[str, float]:
     """--weight NAME=VALUE pairs -> settings overrides (bm25, sumo, entity_pivot, struct, cross_doc, vector, temporal)."""
+    from .settings import weight_field  # noqa: PLC0415
+
     out: dict[str, float] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
@@ -354,6 +358,7 @@ def serve(atlas: str | None, host: str, port: int) -> None:
     """Serve the atlas read-only over HTTP (JSON API with an OpenAPI schema at /docs)."""
     from .serve.http_api import check_bind, serve_http  # noqa: PLC0415 - FastAPI and uvicorn load only here
     from .serve.service import AtlasService  # noqa: PLC0415
+    from .settings import Settings  # noqa: PLC0415
 
     settings = Settings.from_env()
     check_bind(host, settings.api_token)
