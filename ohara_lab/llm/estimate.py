@@ -39,6 +39,7 @@ from ..ingest.transform import ChunkNodes
 from ..parse import parse_file
 from ..records import Document, DocumentGraph, Entity
 from ..settings import Settings
+from ..store.common import jaccard
 from ..store.protocol import Overlap
 from .cache import ReplyCache, cache_key, default_cache_dir
 from .enrich import EdgeEnricher
@@ -209,7 +210,8 @@ class _LinkView:
     def __init__(self, atlas: PredictedAtlas, document_id: str):
         self.atlas, self.document_id = atlas, document_id
 
-    def entity_overlap(self, slugs: Iterable[str], exclude_types: Iterable[str] = ()) -> list[Overlap]:
+    def entity_overlap(self, slugs: Iterable[str], exclude_types: Iterable[str] = (),
+                       min_jaccard: float = 0.0) -> list[Overlap]:
         wanted, excluded = set(slugs), set(exclude_types)
         out = []
         for doc_id, ents in sorted(self.atlas.entity_sets().items()):
@@ -218,7 +220,7 @@ class _LinkView:
             kept = {s for s, kind in ents.items() if kind not in excluded}
             shared = sorted(kept & wanted)
             doc = self.atlas.get_document(doc_id) if shared else None
-            if doc is not None:
+            if doc is not None and jaccard(len(wanted), len(kept), len(shared)) >= min_jaccard:
                 out.append(Overlap(doc, len(kept), shared))
         return out
 
