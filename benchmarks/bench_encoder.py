@@ -8,8 +8,10 @@ sub-questions, one at a time as the engine encodes them. Prints, per backend,
 paragraphs/s (best of `--repeats`, so another engineer's job on the shared
 machine counts once at most), query encode p50/p95 in ms, the speed-up over
 torch, and how far the vectors are from torch's: mean and minimum cosine over
-all paragraphs (a backend is accepted at mean >= 0.995). A benchmark: it prints,
-it asserts nothing.
+all paragraphs (a backend is accepted at mean >= 0.995), and dense retrieval on
+MuSiQue with each runtime's vectors: the 100 questions against the corpus's 1,890
+paragraphs, Recall@5 of the gold supporting titles over distinct titles and MRR
+of the first one. A benchmark: it prints, it asserts nothing.
 """
 from __future__ import annotations
 
@@ -42,7 +44,29 @@ def queries(shared: Path) -> list[str]:
     return out
 
 
-def measure(backend: str, docs: list[str], qs: list[str], repeats: int) -> tuple[dict, np.ndarray]:
+def musique(shared: Path) -> tuple[list[str], list[str], list[str], list[set[str]]]:
+    """(paragraph texts, their titles, questions, gold supporting titles per question)."""
+    corpus = json.loads((shared / "datasets/musique/musique_train_100_corpus.json").read_text())
+    rows = json.loads((shared / "datasets/musique/musique_train_100.json").read_text())
+    gold = [{p["title"] for p in r["paragraphs"] if p["is_supporting"]} for r in rows]
+    return [c["text"] for c in corpus], [c["title"] for c in corpus], [r["question"] for r in rows], gold
+
+
+def dense_recall(embedder, texts: list[str], titles: list[str], questions: list[str],
+                 gold: list[set[str]]) -> tuple[float, float]:
+    """Recall@5 (gold titles among the first 5 distinct titles) and MRR of the first gold title."""
+    docs = embedder.embed(texts, "document")
+    recall, rr = [], []
+    for q, want in zip(questions, gold):
+        order = np.argsort(-(docs @ embedder.embed([q], "query")[0]), kind="stable")
+        ranked = list(dict.fromkeys(titles[i] for i in order))
+        recall.append(len(want & set(ranked[:5])) / len(want))
+        rr.append(next((1 / (k + 1) for k, t in enumerate(ranked) if t in want), 0.0))
+    return round(float(np.mean(recall)), 4), round(float(np.mean(rr)), 4)
+
+
+def measure(backend: str, docs: list[str], qs: list[str], repeats: int, retrieval: tuple | None = None
+            ) -> tuple[dict, np.ndarray]:
     embedder = EMBEDDERS["minilm"][1](32, backend)
     embedder.embed(docs[:32])  # warm-up: first-call allocations and lazy init
     best, vectors = float("inf"), None
@@ -58,6 +82,8 @@ def measure(backend: str, docs: list[str], qs: list[str], repeats: int) -> tuple
     lat.sort()
     row = {"backend": backend, "paragraphs_per_s": round(len(docs) / best, 1),
            "query_p50_ms": round(statistics.median(lat), 2), "query_p95_ms": round(lat[int(0.95 * len(lat))], 2)}
+    if retrieval is not None:
+        row["recall@5"], row["mrr"] = dense_recall(embedder, *retrieval)
     return row, vectors
 
 
@@ -68,10 +94,10 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--backends", default=",".join(BACKENDS))
     args = ap.parse_args()
-    docs, qs = paragraphs(args.shared, args.paragraphs), queries(args.shared)
+    docs, qs, retrieval = paragraphs(args.shared, args.paragraphs), queries(args.shared), musique(args.shared)
     rows, ref = [], None
     for backend in ["torch", *[b for b in args.backends.split(",") if b != "torch"]]:
-        row, vecs = measure(backend, docs, qs, args.repeats)
+        row, vecs = measure(backend, docs, qs, args.repeats, retrieval)
         if ref is None:
             ref, base = vecs, row
         cos = (vecs * ref).sum(axis=1)
@@ -81,11 +107,13 @@ def main() -> None:
         rows.append(row)
         print(json.dumps(row), flush=True)
     print(f"\n{len(docs)} paragraphs, {len(qs)} queries")
-    print("| backend | paragraphs/s | × torch | query p50 ms | query p95 ms | × torch (query) | mean cos | min cos |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| backend | paragraphs/s | × torch | query p50 ms | query p95 ms | × torch (query) | mean cos | min cos"
+          " | MuSiQue dense R@5 | MRR |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['backend']} | {r['paragraphs_per_s']} | {r['speedup']} | {r['query_p50_ms']} | "
-              f"{r['query_p95_ms']} | {r['query_speedup']} | {r['mean_cosine']} | {r['min_cosine']} |")
+              f"{r['query_p95_ms']} | {r['query_speedup']} | {r['mean_cosine']} | {r['min_cosine']} | "
+              f"{r['recall@5']} | {r['mrr']} |")
 
 
 if __name__ == "__main__":
