@@ -1,28 +1,42 @@
 """`ohara --help` wall time, next to a bare interpreter start measured in the same run.
 
-    python benchmarks/bench_cli.py [--runs 15]
+    python benchmarks/bench_cli.py [--runs 15] [--baseline main]
 
-Prints the median and minimum of each and what the CLI adds on top of Python's
-own start-up, plus the modules `import ohara_lab.cli` pulls in that weigh most
-(`python -X importtime`). A benchmark: it prints, it asserts nothing.
+Runs `ohara --help` from this working tree and from a baseline checkout
+(`git archive <ref>`), interleaved, next to a bare `python -c pass`, and prints the
+median and minimum of each, what the CLI adds on top of Python's own start-up, and
+the modules `import ohara_lab.cli` pulls in that weigh most (`python -X importtime`).
+A benchmark: it prints, it asserts nothing.
 """
 from __future__ import annotations
 
 import argparse
-import shutil
+import os
 import statistics
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+HELP = "import sys; from ohara_lab.cli import main; sys.argv[0] = 'ohara'; main()"
 
 
-def wall(cmd: list[str], runs: int) -> list[float]:
-    out = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run(cmd, check=True, capture_output=True)
-        out.append(time.perf_counter() - t0)
-    return out
+def once(cmd: list[str], src: Path) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True, cwd=src, env={**os.environ, "PYTHONPATH": str(src)})
+    return time.perf_counter() - t0
+
+
+def checkout(ref: str, into: Path) -> Path:
+    data = subprocess.run(["git", "-C", str(REPO), "archive", ref, "ohara_lab", "widgets", "pyproject.toml"],
+                          check=True, capture_output=True).stdout
+    (into / "src.tar").write_bytes(data)
+    with tarfile.open(into / "src.tar") as tar:
+        tar.extractall(into, filter="data")
+    return into
 
 
 def heaviest_imports(n: int = 6) -> list[tuple[int, str]]:
@@ -38,14 +52,21 @@ def heaviest_imports(n: int = 6) -> list[tuple[int, str]]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--baseline", default="main", help="git ref measured in the same run ('' for none)")
     args = ap.parse_args()
-    ohara = shutil.which("ohara") or sys.exit("the `ohara` command is not installed (pip install -e .)")
-    python = wall([sys.executable, "-c", "pass"], args.runs)
-    helps = wall([ohara, "--help"], args.runs)
-    for name, t in (("python -c pass", python), ("ohara --help", helps)):
-        print(f"{name:<16} median {statistics.median(t) * 1000:7.1f} ms   min {min(t) * 1000:7.1f} ms")
-    print(f"ohara --help adds {(statistics.median(helps) - statistics.median(python)) * 1000:.1f} ms (median) "
-          f"to the interpreter's start-up")
+    with tempfile.TemporaryDirectory() as tmp:
+        sources = {"this": REPO}
+        if args.baseline:
+            sources["baseline"] = checkout(args.baseline, Path(tmp))
+        times: dict[str, list[float]] = {"python -c pass": []} | {f"ohara --help ({n})": [] for n in sources}
+        for _ in range(args.runs):  # interleaved, so a burst of load hits every command alike
+            times["python -c pass"].append(once([sys.executable, "-c", "pass"], REPO))
+            for name, src in sources.items():
+                times[f"ohara --help ({name})"].append(once([sys.executable, "-c", HELP, "--help"], src))
+    bare = statistics.median(times["python -c pass"])
+    for name, t in times.items():
+        print(f"{name:<24} median {statistics.median(t) * 1000:7.1f} ms   min {min(t) * 1000:7.1f} ms   "
+              f"above python: {(statistics.median(t) - bare) * 1000:7.1f} ms")
     print("heaviest imports of ohara_lab.cli (cumulative µs):")
     for us, name in heaviest_imports():
         print(f"  {us:>8}  {name}")
