@@ -185,11 +185,13 @@ def stats(atlas: str | None, as_json: bool) -> None:
 @main.command()
 @click.option("--atlas", help=ATLAS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
+@click.option("--fix", is_flag=True, help="first repair what is mechanical (missing HAS_CHILD/BELONGS_TO, stale"
+                                          " counts and rollups, stale analytics), reporting each fix")
 @_fail_cleanly
-def check(atlas: str | None, as_json: bool) -> None:
-    """Integrity check: edges, memberships, full-text index, duplicates. Exit 1 on errors."""
-    with _open(atlas, read_only=True) as a:
-        problems = a.check()
+def check(atlas: str | None, as_json: bool, fix: bool) -> None:
+    """Integrity check: edges, memberships, full-text index, duplicates, entity counts, analytics. Exit 1 on errors."""
+    with _open(atlas, read_only=not fix) as a:
+        problems = a.check(fix=fix)
     errors = [p for p in problems if p.severity == "error"]
     if as_json:
         _print_json([p.to_dict() for p in problems])
@@ -198,6 +200,26 @@ def check(atlas: str | None, as_json: bool) -> None:
             click.echo(f"{p.severity:<8} {p.code:<22} {p.detail}")
         click.echo("atlas is sound" if not errors else f"{len(errors)} problem(s)")
     sys.exit(1 if errors else 0)
+
+
+@main.command()
+@click.option("--atlas", help=ATLAS_HELP)
+@click.option("--method", type=click.Choice(["louvain", "leiden", "label_propagation"]), default=None,
+              help="community detection (default: OHARA_COMMUNITY_METHOD)")
+@click.option("--seed", type=int, default=None, help="seed of communities and k-means (default: OHARA_ANALYTICS_SEED)")
+@click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
+@_fail_cleanly
+def analyze(atlas: str | None, method: str | None, seed: int | None, as_json: bool) -> None:
+    """Communities, paragraph clusters, Adamic-Adar links and knowledge gaps, stored in the atlas."""
+    with _open(atlas) as a:
+        report = a.analyze(method=method, seed=seed)
+    if as_json:
+        _print_json(report.to_dict())
+        return
+    for key, value in report.counts.items():
+        click.echo(f"{key:<22} {value}")
+    click.echo(f"{'modularity':<22} {report.params.get('modularity')}")
+    click.echo("seconds: " + ", ".join(f"{k} {v}" for k, v in report.seconds.items()))
 
 
 @main.command(name="ls")
@@ -429,7 +451,15 @@ def _register_eval_commands() -> None:
     main.add_command(reproduce_command, "reproduce")
 
 
+def _register_entity_commands() -> None:
+    """`ohara entities ...` lives with entity curation."""
+    from .entities.commands import entities  # noqa: PLC0415
+
+    main.add_command(entities, "entities")
+
+
 _register_eval_commands()
+_register_entity_commands()
 
 if __name__ == "__main__":  # pragma: no cover
     main()

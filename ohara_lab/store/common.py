@@ -8,7 +8,7 @@ from itertools import combinations
 from typing import Any, Iterable, TypeVar
 
 from ..ids import norm_key
-from ..records import Document, DocumentGraph, Edge, Entity
+from ..records import Document, DocumentGraph, Edge, Entity, NodeEntities
 
 # An entity mentioned by more than this many entities in one paragraph adds no
 # useful co-occurrence signal and would cost O(n^2) RELATED_TO pairs.
@@ -71,11 +71,26 @@ def mention_rows(graph: DocumentGraph) -> list[tuple[str, str, str]]:
 
 def cooccurrence(graph: DocumentGraph) -> Counter[tuple[str, str]]:
     """Entity pairs (a < b) co-occurring in a paragraph or table, counted per node."""
+    return cooccurrence_of(node.entity_slugs for node in [*graph.paragraphs, *graph.tables])
+
+
+def cooccurrence_of(lists: Iterable[list[str]]) -> Counter[tuple[str, str]]:
+    """Entity pairs (a < b) co-occurring in one node's entity list, counted per list."""
     pairs: Counter[tuple[str, str]] = Counter()
-    for node in list(graph.paragraphs) + list(graph.tables):
-        slugs = sorted(set(node.entity_slugs))[:MAX_ENTITIES_PER_PAIRING]
-        pairs.update(combinations(slugs, 2))
+    for slugs in lists:
+        pairs.update(combinations(sorted(set(slugs))[:MAX_ENTITIES_PER_PAIRING], 2))
     return pairs
+
+
+def frequency_order(lists: Iterable[list[str]]) -> list[str]:
+    """A document rollup (entities or tags): by how many of its nodes carry each, then first occurrence (spec §2.10-5)."""
+    counts: Counter[str] = Counter()
+    first_seen: dict[str, int] = {}
+    for pos, slugs in enumerate(lists):
+        counts.update(set(slugs))
+        for s in slugs:
+            first_seen.setdefault(s, pos)
+    return sorted(counts, key=lambda s: (-counts[s], first_seen[s], s))
 
 
 def merge_aliases(existing: Entity, incoming: Entity) -> list[str]:
@@ -166,3 +181,107 @@ def answers_same_edges(pairs: Iterable[tuple[str, str, str, str]]) -> list[Edge]
         if a != b:
             out.setdefault((a, b), Edge(a, b, ANSWERS_SAME, {"shared_query": text, "shared_query_norm": norm}))
     return list(out.values())
+
+
+# ---------------------------------------------------------------------------- entity curation
+
+# (node id or '' for every node, from slug) -> (to slug or None = drop the mention, op id)
+Routes = dict[tuple[str, str], tuple[str | None, int]]
+MAX_ROUTE_HOPS = 64
+
+
+def resolve(slug: str, node_id: str, routes: Routes) -> tuple[str | None, list[int]]:
+    """Where a mention of `slug` in `node_id` goes after every active curation step, and which steps sent it."""
+    ops: list[int] = []
+    for _ in range(MAX_ROUTE_HOPS):
+        step = routes.get((node_id, slug)) or routes.get(("", slug))
+        if step is None:
+            break
+        slug, op = step  # type: ignore[assignment]
+        ops.append(op)
+        if slug is None:
+            break
+    return slug, ops
+
+
+def routed(node: NodeEntities, routes: Routes) -> tuple[NodeEntities, list[int]]:
+    """A node's entity list with every route applied (a slug reached twice keeps its first place and type)."""
+    slugs: list[str] = []
+    types: list[str] = []
+    ops: list[int] = []
+    for i, slug in enumerate(node.slugs):
+        target, used = resolve(slug, node.node_id, routes)
+        ops += used
+        if target is not None and target not in slugs:
+            slugs.append(target)
+            types.append(node.types[i] if i < len(node.types) else "CONCEPT")
+    return NodeEntities(node.node_id, node.document_id, slugs, types, dict(node.mention)), _dedup(ops)
+
+
+def route_graph(graph: DocumentGraph, routes: Routes, known: dict[str, Entity]) -> dict[int, list[NodeEntities]]:
+    """Send the graph's mentions where curation steps route them; returns the pre-routing lists per step.
+
+    A merged entity's later mentions reach the survivor, whose names they bring
+    as aliases; a cleaned one's are dropped; a split-off node keeps its new
+    entity. A route's target is written back as the atlas knew it (`known`: its
+    record before this write), so re-ingesting a document keeps curated names.
+    """
+    if not routes:
+        return {}
+    entities = {e.slug: e for e in graph.entities}
+    mention_attrs = {e.from_id: e.attrs for e in graph.edges if e.relation == "MENTIONS"}
+    before: dict[int, list[NodeEntities]] = {}
+    changed: set[str] = set()
+    targets: dict[str, list[tuple[Entity, bool]]] = {}  # target slug -> (routed entity, brings its names)
+    for node in [*graph.paragraphs, *graph.tables]:
+        original = NodeEntities(node.id, graph.document.id, list(node.entity_slugs), list(node.entity_types),
+                                dict(mention_attrs.get(node.id, {})))
+        new, ops = routed(original, routes)
+        if new.slugs == original.slugs:
+            continue
+        for op in ops:
+            before.setdefault(op, []).append(original)
+        for old in original.slugs:
+            target = resolve(old, node.id, routes)[0]
+            if target is not None and target != old:
+                if old in entities:  # merges and renames bring names; a split does not
+                    targets.setdefault(target, []).append((entities[old], ("", old) in routes))
+        node.entity_slugs, node.entity_types = new.slugs, new.types
+        changed.add(node.id)
+    if not changed:
+        return {}
+    for target, sources in targets.items():
+        entities[target] = _target(target, entities.get(target), known.get(target), sources)
+    graph.edges = [e for e in graph.edges if not (e.relation == "MENTIONS" and e.from_id in changed)]
+    for node in [*graph.paragraphs, *graph.tables]:
+        if node.id in changed:
+            graph.edges += [Edge(node.id, "entities/" + s, "MENTIONS", dict(mention_attrs.get(node.id, {})))
+                            for s in node.entity_slugs]
+    live = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
+    graph.entities = [e for slug, e in entities.items() if slug in live]
+    return before
+
+
+def _target(slug: str, own: Entity | None, known: Entity | None, sources: list[tuple[Entity, bool]]) -> Entity:
+    """The record a route target is written with: as the atlas knew it, gaining the routed names as aliases."""
+    base = known or own or sources[0][0]
+    out = Entity(**{**base.to_dict(), "id": "entities/" + slug, "slug": slug, "aliases": list(base.aliases)})
+    for extra in [own, *(e for e, brings in sources if brings)]:
+        if extra is not None and extra is not base:
+            out.aliases = merge_aliases(out, extra)
+    return out
+
+
+def refresh_rollup(document: Document, lists: Iterable[list[str]]) -> None:
+    """Re-derive a document's entity rollup from its nodes' current entity lists."""
+    document.entity_slugs = frequency_order(lists)
+    document.entity_count = len(document.entity_slugs)
+
+
+def node_mention_rows(nodes: Iterable[NodeEntities]) -> list[tuple[str, str, str, str]]:
+    """(node id, document id, slug, type) per mention; the first type of a repeated slug wins."""
+    rows: dict[tuple[str, str], tuple[str, str]] = {}
+    for n in nodes:
+        for i, slug in enumerate(n.slugs):
+            rows.setdefault((n.node_id, slug), (n.document_id, n.types[i] if i < len(n.types) else "CONCEPT"))
+    return [(nid, doc, slug, kind) for (nid, slug), (doc, kind) in rows.items()]

@@ -29,6 +29,7 @@ from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, Problem,
 from . import common
 from .protocol import DuplicateDocument, Linker, Overlap
 from .sqlite_check import run_checks
+from .sqlite_curation import SqliteCurationMixin
 from .sqlite_search import SqliteSearchMixin
 
 SCHEMA_VERSION = 1
@@ -63,7 +64,7 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-class SqliteStore(SqliteSearchMixin):
+class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
     """Graph store in a single SQLite file (`<directory>/atlas.db`)."""
 
     def __init__(self, directory: str | Path, *, evergreen_threshold: int = 5, read_only: bool = False,
@@ -217,13 +218,20 @@ class SqliteStore(SqliteSearchMixin):
     def write_document(self, graph: DocumentGraph, *, replaces: Iterable[str] = (),
                        linker: Linker | None = None) -> None:
         replaces = [r for r in replaces if r]
+        slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
+        keys = {e.slug: e.norm_key for e in graph.entities}
         with self.transaction() as c:
+            # Routes and their targets as the atlas stands before a replaced document takes entities along.
+            routes = self._routes_for(slugs, keys)
+            known = self._route_targets(routes)
             for doc_id in replaces:
                 self._delete(doc_id)
             if c.execute("SELECT 1 FROM documents WHERE id=? OR file_hash=?",
                          (graph.document.id, graph.document.file_hash)).fetchone():
                 raise DuplicateDocument(graph.document.id)
+            routed = common.route_graph(graph, routes, known)
             common.rewrite_entity_slugs(graph, self._entity_mapping(graph.entities))
+            common.refresh_rollup(graph.document, [n.entity_slugs for n in [*graph.paragraphs, *graph.tables]])
             self._insert_nodes(graph)
             self._upsert_entities(graph.entities)
             self._insert_edges(graph.edges, graph.document.id)
@@ -240,6 +248,8 @@ class SqliteStore(SqliteSearchMixin):
             self._refresh_indegree(touched)
             if graph.vectors and graph.vector_model:
                 self._put_vectors(graph.vector_model, graph.vectors, graph.document.id)
+            self._record_routed(routed)
+            self._bump_graph()
 
     def _entity_mapping(self, entities: list[Entity]) -> dict[str, str]:
         """Incoming slug -> existing slug with the same norm_key (atlas-level dedup)."""
@@ -397,7 +407,7 @@ class SqliteStore(SqliteSearchMixin):
         c.execute("DELETE FROM edges WHERE from_id IN (SELECT id FROM _gone)")
         c.execute("DELETE FROM edges WHERE to_id IN (SELECT id FROM _gone)")
         for table in ("sections", "paragraphs", "tables", "node_tags", "node_entities", "node_questions", "cooccur",
-                      "vectors"):
+                      "vectors", "routed_nodes"):
             c.execute(f"DELETE FROM {table} WHERE document_id=?", (doc_id,))
         c.execute("DELETE FROM fts WHERE document_id=?", (doc_id,))
         c.execute("DELETE FROM documents WHERE id=?", (doc_id,))
@@ -405,6 +415,7 @@ class SqliteStore(SqliteSearchMixin):
         self._refresh_entities(slugs)
         self._refresh_indegree(linked)
         self._bump_vectors()
+        self._bump_graph()
         return True
 
     def update_edges(self, edges: Iterable[Edge]) -> int:
@@ -423,6 +434,8 @@ class SqliteStore(SqliteSearchMixin):
             keep = [e for e in edges if e.from_id in known and e.to_id in known]
             self._insert_edges(keep, None)
             self._refresh_indegree({e.to_id for e in keep if e.relation == "SIMILAR_TO"})
+            if keep:
+                self._bump_graph()
         return len(keep)
 
     def _existing(self, ids: set[str]) -> set[str]:
