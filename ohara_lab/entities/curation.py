@@ -249,12 +249,15 @@ def _restored_entities(store: Any, op: EntityOp, listed: dict[str, str]) -> tupl
     now = {e.slug: e for e in store.get_entities([e.slug for e in before])}
     known = set(now) | {e.slug for e in before} | {e.slug for e in store.get_entities(list(listed))}
     by_key = {e.norm_key: e.slug for e in reversed(before)}
+    keys = {norm_key(a) for e in now.values() for a in e.aliases}
+    for key, slugs in store.entities_by_names(sorted(keys)).items():
+        by_key.setdefault(key, next((e.slug for e in store.get_entities(slugs) if e.norm_key == key), None))
     added = set(op.before.get("aliases_added", []))
     remap: dict[str, str] = {}
     variants: dict[str, Entity] = {}
     for slug in sorted(set(listed) - known):
         name = next((a for e in now.values() for a in e.aliases if slugify(a) == slug), slug)
-        if norm_key(name) in by_key:
+        if by_key.get(norm_key(name)):
             remap[slug] = by_key[norm_key(name)]
         else:
             variants[slug] = Entity(id=make_id("entities", slug), slug=slug, name=name, norm_key=norm_key(name),

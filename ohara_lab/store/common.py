@@ -28,7 +28,9 @@ def rewrite_entity_slugs(graph: DocumentGraph, mapping: dict[str, str]) -> None:
     if not mapping:
         return
     for node in list(graph.paragraphs) + list(graph.tables):
-        node.entity_slugs = _dedup([mapping.get(s, s) for s in node.entity_slugs])
+        kept = NodeEntities(node.id, graph.document.id, node.entity_slugs, node.entity_types)
+        kept = map_routed({0: [kept]}, mapping)[0][0]  # types stay aligned with slugs
+        node.entity_slugs, node.entity_types = kept.slugs, kept.types
     for edge in graph.edges:
         if edge.relation == "MENTIONS":
             _, _, slug = edge.to_id.partition("/")
@@ -218,6 +220,27 @@ def routed(node: NodeEntities, routes: Routes) -> tuple[NodeEntities, list[int]]
     return NodeEntities(node.node_id, node.document_id, slugs, types, dict(node.mention)), _dedup(ops)
 
 
+def curate_incoming(graph: DocumentGraph, backend: Any, known: dict[str, Entity]) -> dict[int, list[NodeEntities]]:
+    """Bring a document's entities in line with the atlas before it is written; returns pre-routing lists per step.
+
+    1. incoming slugs without a route of their own go to the atlas entity with
+       their norm_key (atlas-level dedup), so a spelling variant of a split entity
+       meets the split's node routes;
+    2. curation routes apply (`route_graph`);
+    3. what is still new meets the atlas by norm_key again.
+    `backend` provides `routed_slugs`, `routes_for` and `entity_mapping`.
+    """
+    slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
+    own = backend.routed_slugs(slugs)
+    rewrite_entity_slugs(graph, {s: t for s, t in backend.entity_mapping(graph.entities).items() if s not in own})
+    slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
+    routes = backend.routes_for(slugs, {e.slug: e.norm_key for e in graph.entities})
+    before = route_graph(graph, routes, known)
+    mapping = backend.entity_mapping(graph.entities)
+    rewrite_entity_slugs(graph, mapping)
+    return map_routed(before, mapping)
+
+
 def route_graph(graph: DocumentGraph, routes: Routes, known: dict[str, Entity]) -> dict[int, list[NodeEntities]]:
     """Send the graph's mentions where curation steps route them; returns the pre-routing lists per step.
 
@@ -260,6 +283,14 @@ def route_graph(graph: DocumentGraph, routes: Routes, known: dict[str, Entity]) 
     live = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
     graph.entities = [e for slug, e in entities.items() if slug in live]
     return before
+
+
+def map_routed(before: dict[int, list[NodeEntities]], mapping: dict[str, str]) -> dict[int, list[NodeEntities]]:
+    """Pre-routing lists as ingest would store them without the routes: same-norm_key slugs mapped to the atlas's."""
+    if not mapping:
+        return before
+    table: Routes = {("", a): (b, 0) for a, b in mapping.items()}
+    return {op: [routed(n, table)[0] for n in nodes] for op, nodes in before.items()}
 
 
 def _target(slug: str, own: Entity | None, known: Entity | None, sources: list[tuple[Entity, bool]]) -> Entity:

@@ -221,16 +221,14 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
         keys = {e.slug: e.norm_key for e in graph.entities}
         with self.transaction() as c:
-            # Routes and their targets as the atlas stands before a replaced document takes entities along.
-            routes = self._routes_for(slugs, keys)
-            known = self._route_targets(routes)
+            # Route targets as the atlas stands before a replaced document takes entities along with it.
+            known = self._route_targets(self._candidate_routes(slugs, set(keys.values())))
             for doc_id in replaces:
                 self._delete(doc_id)
             if c.execute("SELECT 1 FROM documents WHERE id=? OR file_hash=?",
                          (graph.document.id, graph.document.file_hash)).fetchone():
                 raise DuplicateDocument(graph.document.id)
-            routed = common.route_graph(graph, routes, known)
-            common.rewrite_entity_slugs(graph, self._entity_mapping(graph.entities))
+            routed = common.curate_incoming(graph, self, known)
             common.refresh_rollup(graph.document, [n.entity_slugs for n in [*graph.paragraphs, *graph.tables]])
             self._insert_nodes(graph)
             self._upsert_entities(graph.entities)
@@ -251,7 +249,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             self._record_routed(routed)
             self._bump_graph()
 
-    def _entity_mapping(self, entities: list[Entity]) -> dict[str, str]:
+    def entity_mapping(self, entities: list[Entity]) -> dict[str, str]:
         """Incoming slug -> existing slug with the same norm_key (atlas-level dedup)."""
         mapping: dict[str, str] = {}
         for ent in entities:

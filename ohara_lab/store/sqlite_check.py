@@ -70,6 +70,11 @@ _CHECKS: list[tuple[str, str, str, str]] = [
      " JOIN (SELECT id, data FROM paragraphs UNION ALL SELECT id, data FROM tables) x ON x.id = n.node_id"
      " WHERE NOT EXISTS (SELECT 1 FROM json_each(x.data, '$.entity_slugs') j WHERE j.value = n.slug) LIMIT 50",
      "{0} {2} entity {1} in its entity_slugs but MENTIONS disagrees"),
+    ("ENTITY_TYPES_MISALIGNED", "error",
+     "SELECT id, json_array_length(data, '$.entity_slugs'), json_array_length(data, '$.entity_types') FROM"
+     " (SELECT id, data FROM paragraphs UNION ALL SELECT id, data FROM tables)"
+     " WHERE json_array_length(data, '$.entity_slugs') != json_array_length(data, '$.entity_types') LIMIT 50",
+     "{0} lists {1} entity slugs but {2} entity types"),
     ("ENTITY_DOCS_MISMATCH", "error",
      "SELECT e.slug, json_array_length(e.data, '$.document_ids') AS k,"
      " (SELECT COUNT(DISTINCT n.document_id) FROM node_entities n WHERE n.slug = e.slug) AS m"

@@ -95,7 +95,25 @@ class SqliteCurationMixin:
         return [common.from_dict(NodeEntities, json.loads(r[0])) for r in rows]
 
     # ------------------------------------------------------------------ routing at ingest
-    def _routes_for(self, slugs: set[str], keys: dict[str, str]) -> common.Routes:
+    def routed_slugs(self, slugs: set[str]) -> set[str]:
+        """Those of `slugs` that some curation step routes (in any node)."""
+        out: set[str] = set()
+        for chunk in _chunks(sorted(slugs), 900):
+            marks = ",".join("?" * len(chunk))
+            out |= {r[0] for r in self.conn.execute(f"SELECT DISTINCT from_slug FROM entity_routes"
+                                                     f" WHERE from_slug IN ({marks})", chunk)}
+        return out
+
+    def _candidate_routes(self, slugs: set[str], keys: set[str]) -> common.Routes:
+        """Every route a document with these slugs and norm_keys might take, chains followed."""
+        found = set(slugs)
+        for chunk in _chunks(sorted(keys), 900):
+            marks = ",".join("?" * len(chunk))
+            found |= {r[0] for r in self.conn.execute(f"SELECT from_slug FROM entity_routes WHERE from_key IN ({marks})",
+                                                       chunk)}
+        return self.routes_for(found, {})
+
+    def routes_for(self, slugs: set[str], keys: dict[str, str]) -> common.Routes:
         """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key of each)."""
         routes: common.Routes = {}
         todo = set(slugs)
