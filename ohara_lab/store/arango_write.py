@@ -17,6 +17,7 @@ from ..errors import StoreError
 from ..records import Document, DocumentGraph, Edge, Entity, utc_now
 from . import common
 from .arango_aql import chunks, first, hashed_key, key_of, next_seq, record, rows, valid_key
+from .arango_curation import CurationQueries
 from .protocol import Linker, Overlap
 from .protocol import DuplicateDocument
 
@@ -33,7 +34,7 @@ def check_keys(graph: DocumentGraph) -> None:
                              " of letters, digits and _-:.@()+,=;$!*'%)")
 
 
-class WriteSteps:
+class WriteSteps(CurationQueries):
     """Document writes and deletes inside one transaction (`db` is a `TransactionDatabase`)."""
 
     def __init__(self, db: Any, evergreen_threshold: int):
@@ -42,6 +43,9 @@ class WriteSteps:
 
     # ------------------------------------------------------------------ write
     def write(self, graph: DocumentGraph, replaces: Iterable[str], linker: Linker | None) -> None:
+        slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
+        # Route targets as the atlas stands before a replaced document takes entities along with it.
+        known = self.route_targets(self.candidate_routes(slugs, {e.norm_key for e in graph.entities}))
         for doc_id in replaces:
             self.delete(doc_id)
         doc = graph.document
@@ -50,7 +54,8 @@ class WriteSteps:
                       {"key": key_of(doc.id), "hash": doc.file_hash}, 0)
         if taken:
             raise DuplicateDocument(doc.id)
-        common.rewrite_entity_slugs(graph, self._entity_mapping(graph.entities))
+        routed = common.curate_incoming(graph, self, known)
+        common.refresh_rollup(doc, [n.entity_slugs for n in [*graph.paragraphs, *graph.tables]])
         self._insert_nodes(graph)
         self._upsert_entities(graph.entities)
         self.insert_edges(graph.edges, doc.id)
@@ -67,8 +72,10 @@ class WriteSteps:
         self.refresh_indegree(touched)
         if graph.vectors and graph.vector_model:
             self.put_vectors(graph.vector_model, graph.vectors, doc.id)
+        self.record_routed(routed)
+        self.bump_graph()
 
-    def _entity_mapping(self, entities: list[Entity]) -> dict[str, str]:
+    def entity_mapping(self, entities: list[Entity]) -> dict[str, str]:
         """Incoming slug -> the oldest existing slug with the same norm_key (atlas-level dedup)."""
         if not entities:
             return {}
@@ -272,7 +279,7 @@ class WriteSteps:
             FOR e IN UNION_DISTINCT(owned, outgoing, incoming)
               REMOVE e IN edges""", {"doc": doc_id, "gone": gone})
         for collection in ("sections", "paragraphs", "tables", "node_tags", "node_entities", "node_questions", "cooccur",
-                           "vectors"):
+                           "vectors", "routed_nodes"):
             rows(self.db, "FOR n IN @@coll FILTER n.document_id == @doc REMOVE n IN @@coll",
                  {"@coll": collection, "doc": doc_id})
         rows(self.db, "REMOVE @key IN documents", {"key": key})
@@ -280,6 +287,7 @@ class WriteSteps:
         self.refresh_entities(info.get("slugs") or [])
         self.refresh_indegree(info.get("linked") or [])
         self.bump_vectors()
+        self.bump_graph()
         return True
 
     # ------------------------------------------------------------------ vectors
