@@ -220,13 +220,24 @@ def undo(store: Any, op_id: int | None = None, *, actor: str = "user") -> Entity
         if slugs & s2 or nodes & n2:
             raise CurationError(f"undo step {later.id} ({later.op} {later.target or ', '.join(later.sources)}) first:"
                                 f" it changed the same entities or nodes")
-    routes = _routes(store, without=op.id)
     restored = _restored_nodes(store, op)
+    routes = _routes(store, without=op.id)
+    routes.update(_variant_routes(store, op, restored))
     lists = [common.routed(n, routes)[0] for n in restored]
     entities, remap = _restored_entities(store, op, {s: t for n in lists for s, t in zip(n.slugs, n.types)})
     lists = [_relabel(n, dict(remap)) for n in lists] if remap else lists
     store.apply_entity_change(EntityChange(undo=op.id, actor=actor, entities=entities, nodes=lists))
     return replace(op, undone_at=utc_now(), undone_by=actor)
+
+
+def _variant_routes(store: Any, op: EntityOp, restored: list[NodeEntities]) -> common.Routes:
+    """Routes by norm_key that ingest gave restored slugs which are no entity (spelling variants), other steps only."""
+    listed = {s for n in restored for s in n.slugs}
+    missing = listed - {e["slug"] for e in op.before.get("entities", [])} - {e.slug for e in store.get_entities(listed)}
+    if not missing:
+        return {}
+    found = store.routes_for(missing, {s: norm_key(s) for s in missing})
+    return {k: v for k, v in found.items() if v[1] != op.id and k[0] == "" and k[1] in missing}
 
 
 def _restored_nodes(store: Any, op: EntityOp) -> list[NodeEntities]:

@@ -268,7 +268,7 @@ def route_graph(graph: DocumentGraph, routes: Routes, known: dict[str, Entity]) 
             target = resolve(old, node.id, routes)[0]
             if target is not None and target != old:
                 if old in entities:  # merges and renames bring names; a split does not
-                    targets.setdefault(target, []).append((entities[old], ("", old) in routes))
+                    targets.setdefault(target, []).append((entities[old], _global_path(old, node.id, routes)))
         node.entity_slugs, node.entity_types = new.slugs, new.types
         changed.add(node.id)
     if not changed:
@@ -283,6 +283,18 @@ def route_graph(graph: DocumentGraph, routes: Routes, known: dict[str, Entity]) 
     live = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
     graph.entities = [e for slug, e in entities.items() if slug in live]
     return before
+
+
+def _global_path(slug: str, node_id: str, routes: Routes) -> bool:
+    """Does every hop from `slug` in this node follow an atlas-wide route (no split on the way)?"""
+    for _ in range(MAX_ROUTE_HOPS):
+        if (node_id, slug) in routes:
+            return False
+        step = routes.get(("", slug))
+        if step is None or step[0] is None:
+            return True
+        slug = step[0]
+    return True
 
 
 def map_routed(before: dict[int, list[NodeEntities]], mapping: dict[str, str]) -> dict[int, list[NodeEntities]]:
