@@ -396,3 +396,5 @@ class EntityChange:
     entities: list[Entity] = field(default_factory=list)
     nodes: list[NodeEntities] = field(default_factory=list)
     routes: list[tuple[str, str, str | None]] = field(default_factory=list)  # (node_id | '', from_slug, to_slug)
+    links_remove: list[Edge] = field(default_factory=list)  # cross-document links a re-ingest wrote under the step
+    links_restore: list[Edge] = field(default_factory=list)  # and the ones it replaced

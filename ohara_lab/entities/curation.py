@@ -27,7 +27,7 @@ from typing import Any, Iterable
 from ..errors import CurationError
 from ..ids import node_id as make_id
 from ..ids import norm_key, slugify
-from ..records import Entity, EntityChange, EntityOp, NodeEntities, utc_now
+from ..records import Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
 from ..store import common
 from .rules import is_opaque
 
@@ -226,7 +226,9 @@ def undo(store: Any, op_id: int | None = None, *, actor: str = "user") -> Entity
     lists = [common.routed(n, routes)[0] for n in restored]
     entities, remap = _restored_entities(store, op, {s: t for n in lists for s, t in zip(n.slugs, n.types)})
     lists = [_relabel(n, dict(remap)) for n in lists] if remap else lists
-    store.apply_entity_change(EntityChange(undo=op.id, actor=actor, entities=entities, nodes=lists))
+    remove, restore = _links_before(store.routed_links(op.id))
+    store.apply_entity_change(EntityChange(undo=op.id, actor=actor, entities=entities, nodes=lists,
+                                           links_remove=remove, links_restore=restore))
     return replace(op, undone_at=utc_now(), undone_by=actor)
 
 
@@ -237,7 +239,24 @@ def _variant_routes(store: Any, op: EntityOp, restored: list[NodeEntities]) -> c
     if not missing:
         return {}
     found = store.routes_for(missing, {s: norm_key(s) for s in missing})
-    return {k: v for k, v in found.items() if v[1] != op.id and k[0] == "" and k[1] in missing}
+    return {k: v for k, v in found.items() if v[1] != op.id and k[1] in missing}
+
+
+def _links_before(records: list[tuple[list[Edge], list[Edge]]]) -> tuple[list[Edge], list[Edge]]:
+    """Cross-document links re-ingests rewrote under a step, and their state before the first of them.
+
+    Walking the re-ingests in order, the first sighting of a link decides: seen
+    among a document's links before its re-ingest, that version is the original;
+    seen first among the links a re-ingest wrote, it did not exist before.
+    """
+    first: dict[tuple[str, str, str], Edge | None] = {}
+    for old, new in records:
+        for e in old:
+            first.setdefault((e.from_id, e.to_id, e.relation), e)
+        for e in new:
+            first.setdefault((e.from_id, e.to_id, e.relation), None)
+    remove = [Edge(f, t, r) for f, t, r in first]
+    return remove, [e for e in first.values() if e is not None]
 
 
 def _restored_nodes(store: Any, op: EntityOp) -> list[NodeEntities]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..records import Entity, EntityChange, EntityOp, NodeEntities, utc_now
+from ..records import Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
 from . import common
 from .arango_aql import chunks, first, hashed_key, key_of, next_seq, record, rows
 
@@ -38,7 +38,27 @@ class CurationQueries:
     def routes_for(self, slugs: set[str], keys: dict[str, str]) -> common.Routes:
         """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key), chains followed."""
         routes: common.Routes = {}
-        todo, seen = set(slugs), set()
+        self._follow(routes, set(slugs))
+        # A spelling variant of a curated entity (same norm_key, another slug, no entity of its own)
+        # follows the same routes, atlas-wide and per node.
+        routed = {src for _, src in routes}
+        pairs = [{"slug": s, "key": k} for s, k in sorted(keys.items()) if s not in routed]
+        targets: set[str] = set()
+        if pairs:
+            for slug, op, node, dst in rows(self.db, """
+                    FOR x IN @pairs
+                      FILTER LENGTH(FOR e IN entities FILTER e._key == x.slug LIMIT 1 RETURN 1) == 0
+                      FOR r IN entity_routes FILTER r.from_key == x.key AND r.from_slug != x.slug
+                        SORT r.op_id
+                        RETURN [x.slug, r.op_id, r.node_id, r.to_slug]""", {"pairs": pairs}):
+                routes[(node, slug)] = (dst, op)  # the latest step wins per node
+                targets |= {dst} if dst else set()
+        self._follow(routes, targets)
+        return routes
+
+    def _follow(self, routes: common.Routes, start: set[str]) -> None:
+        """Add the routes leaving `start` and, transitively, their targets (a merged slug may be merged again)."""
+        todo, seen = set(start), {src for _, src in routes}
         while todo - seen:
             batch = sorted(todo - seen)
             seen |= set(batch)
@@ -48,18 +68,6 @@ class CurationQueries:
                 routes[(node, src)] = (dst, op)
                 if dst:
                     todo.add(dst)
-        pairs = [{"slug": s, "key": k} for s, k in sorted(keys.items()) if ("", s) not in routes]
-        if pairs:
-            for slug, op, dst in rows(self.db, """
-                    FOR x IN @pairs
-                      LET r = FIRST(FOR r IN entity_routes
-                                    FILTER r.node_id == "" AND r.from_key == x.key AND r.from_slug != x.slug
-                                    SORT r.op_id DESC LIMIT 1 RETURN r)
-                      FILTER r != null
-                      FILTER LENGTH(FOR e IN entities FILTER e._key == x.slug LIMIT 1 RETURN 1) == 0
-                      RETURN [x.slug, r.op_id, r.to_slug]""", {"pairs": pairs}):
-                routes[("", slug)] = (dst, op)
-        return routes
 
     def candidate_routes(self, slugs: set[str], keys: set[str]) -> common.Routes:
         """Every route a document with these slugs and norm_keys might take, chains followed."""
@@ -83,6 +91,26 @@ class CurationQueries:
         for chunk in chunks(docs):
             rows(self.db, 'FOR d IN @docs INSERT d INTO routed_nodes OPTIONS {overwriteMode: "replace"}',
                  {"docs": chunk})
+
+    def links_of(self, doc_id: str) -> list[Edge]:
+        """The cross-document links touching a document (what a re-ingest rewrites)."""
+        found = rows(self.db, """
+            FOR e IN UNION_DISTINCT(
+                (FOR e IN edges FILTER e._from == @doc AND e.relation IN @rels RETURN e),
+                (FOR e IN edges FILTER e._to == @doc AND e.relation IN @rels RETURN e))
+              SORT e.seq, e._key
+              RETURN [e._from, e._to, e.relation, e.attrs]""", {"doc": doc_id, "rels": list(common.LINK_RELATIONS)})
+        return [Edge(f, t, r, a or {}) for f, t, r, a in found]
+
+    def record_links(self, ops: set[int], doc_id: str, old: list[Edge], new: list[Edge]) -> None:
+        """Keep the links a document had before the first re-ingest under each step, and the latest ones it got."""
+        docs = [{"_key": hashed_key("links", str(op), doc_id), "op_id": op, "document_id": doc_id,
+                 "old": [e.to_dict() for e in old], "new": [e.to_dict() for e in new], "seq": next_seq()}
+                for op in sorted(ops)]
+        rows(self.db, """
+            FOR d IN @docs
+              UPSERT {_key: d._key} INSERT d UPDATE {new: d.new} IN routed_links OPTIONS {mergeObjects: false}""",
+             {"docs": docs})
 
     def bump_graph(self) -> None:
         """Every change to nodes, edges or entities moves `graph_version` (analytics compare against it)."""
@@ -109,6 +137,8 @@ class CurationSteps(CurationQueries):
         touched |= self._set_nodes(change.nodes)
         self.recount_documents({n.document_id for n in change.nodes})
         self.steps.refresh_entities(touched)
+        if change.links_remove or change.links_restore:
+            self._swap_links(change.links_remove, change.links_restore)
         routes = [{"_key": route_key(node, src), "op_id": op_id, "node_id": node, "from_slug": src,
                    "from_key": keys.get(src) or src, "to_slug": dst} for node, src, dst in change.routes]
         if routes:
@@ -121,7 +151,7 @@ class CurationSteps(CurationQueries):
         if change.undo is not None:
             rows(self.db, "UPDATE @key WITH {undone_at: @at, undone_by: @by} IN entity_merges",
                  {"key": str(change.undo), "at": utc_now(), "by": change.actor})
-            for coll in ("entity_routes", "routed_nodes"):
+            for coll in ("entity_routes", "routed_nodes", "routed_links"):
                 rows(self.db, "FOR r IN @@coll FILTER r.op_id == @op REMOVE r IN @@coll", {"@coll": coll, "op": change.undo})
             return change.undo
         op = change.op
@@ -133,6 +163,16 @@ class CurationSteps(CurationQueries):
         doc.pop("id", None)
         rows(self.db, "INSERT @doc INTO entity_merges", {"doc": doc})
         return op_id
+
+    def _swap_links(self, remove: list[Edge], restore: list[Edge]) -> None:
+        rows(self.db, """
+            FOR x IN @gone
+              FOR e IN edges FILTER e._from == x.f AND e._to == x.t AND e.relation == x.r
+              REMOVE e IN edges""", {"gone": [{"f": e.from_id, "t": e.to_id, "r": e.relation} for e in remove]})
+        ends = sorted({i for e in restore for i in (e.from_id, e.to_id)})
+        present = set(rows(self.db, "FOR i IN @ids FILTER DOCUMENT(i) != null RETURN i", {"ids": ends})) if ends else set()
+        self.steps.insert_edges([e for e in restore if e.from_id in present and e.to_id in present], None)
+        self.steps.refresh_indegree({i for e in [*remove, *restore] for i in (e.from_id, e.to_id)})
 
     def _put_entity(self, ent: Entity) -> None:
         data = {**ent.to_dict(), "_key": ent.slug}
@@ -254,6 +294,12 @@ class ArangoCurationMixin:
         return [tuple(r) for r in rows(self.db, """
             FOR r IN entity_routes SORT r.op_id, r.node_id, r.from_slug
               RETURN [r.op_id, r.node_id, r.from_slug, r.to_slug]""")]  # type: ignore[misc]
+
+    def routed_links(self, op_id: int) -> list[tuple[list[Edge], list[Edge]]]:
+        """(links before, links after) of each document re-ingested while step `op_id` routed its mentions, in order."""
+        found = rows(self.db, "FOR r IN routed_links FILTER r.op_id == @op SORT r.seq RETURN [r.old, r.new]",
+                     {"op": op_id})
+        return [([Edge(**e) for e in old], [Edge(**e) for e in new]) for old, new in found]
 
     def routed_nodes(self, op_id: int) -> list[NodeEntities]:
         """Entity lists, as extracted, of nodes written after step `op_id` whose mentions it routed."""

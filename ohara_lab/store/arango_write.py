@@ -46,6 +46,7 @@ class WriteSteps(CurationQueries):
         slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
         # Route targets as the atlas stands before a replaced document takes entities along with it.
         known = self.route_targets(self.candidate_routes(slugs, {e.norm_key for e in graph.entities}))
+        old_links = self.links_of(graph.document.id) if graph.document.id in replaces else []
         for doc_id in replaces:
             self.delete(doc_id)
         doc = graph.document
@@ -65,6 +66,7 @@ class WriteSteps(CurationQueries):
         self.refresh_related(pairs)
         self.refresh_entities({e.slug for e in graph.entities})
         touched = {doc.id}
+        links: list[Edge] = []
         if linker is not None:
             links = linker(graph, LinkView(self.db, doc.id))
             self.insert_edges(links, None)
@@ -73,6 +75,8 @@ class WriteSteps(CurationQueries):
         if graph.vectors and graph.vector_model:
             self.put_vectors(graph.vector_model, graph.vectors, doc.id)
         self.record_routed(routed)
+        if routed and doc.id in replaces:
+            self.record_links(set(routed), doc.id, old_links, links)
         self.bump_graph()
 
     def entity_mapping(self, entities: list[Entity]) -> dict[str, str]:

@@ -187,6 +187,9 @@ def answers_same_edges(pairs: Iterable[tuple[str, str, str, str]]) -> list[Edge]
 
 # ---------------------------------------------------------------------------- entity curation
 
+# Edges the linker writes between documents (their endpoints are documents, their owner is none).
+LINK_RELATIONS = ("SIMILAR_TO", "CONTRADICTS", "PRECEDES")
+
 # (node id or '' for every node, from slug) -> (to slug or None = drop the mention, op id)
 Routes = dict[tuple[str, str], tuple[str | None, int]]
 MAX_ROUTE_HOPS = 64

@@ -212,6 +212,16 @@ CREATE TABLE IF NOT EXISTS routed_nodes (
 );
 CREATE INDEX IF NOT EXISTS routed_nodes_doc ON routed_nodes(document_id);
 
+-- Cross-document links (SIMILAR_TO, CONTRADICTS, PRECEDES) of a document re-ingested while a
+-- step routed its mentions: as they were first (old) and as that re-ingest wrote them (new).
+CREATE TABLE IF NOT EXISTS routed_links (
+    op_id       INTEGER NOT NULL,
+    document_id TEXT NOT NULL,
+    old         TEXT NOT NULL,
+    new         TEXT NOT NULL,
+    PRIMARY KEY (op_id, document_id)
+);
+
 -- Graph analytics (communities, clusters, Adamic-Adar, knowledge gaps): rows per kind,
 -- replaced as a whole by each `analyze`; the run's graph_version sits in meta.
 CREATE TABLE IF NOT EXISTS analytics (

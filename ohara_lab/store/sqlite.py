@@ -223,6 +223,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         with self.transaction() as c:
             # Route targets as the atlas stands before a replaced document takes entities along with it.
             known = self._route_targets(self._candidate_routes(slugs, set(keys.values())))
+            old_links = self._links_of(graph.document.id) if graph.document.id in replaces else []
             for doc_id in replaces:
                 self._delete(doc_id)
             if c.execute("SELECT 1 FROM documents WHERE id=? OR file_hash=?",
@@ -239,6 +240,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             self._refresh_related(pairs)
             self._refresh_entities({e.slug for e in graph.entities})
             touched = {graph.document.id}
+            links: list[Edge] = []
             if linker is not None:
                 links = linker(graph, _LinkView(self, graph.document.id))
                 self._insert_edges(links, None)
@@ -247,6 +249,8 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             if graph.vectors and graph.vector_model:
                 self._put_vectors(graph.vector_model, graph.vectors, graph.document.id)
             self._record_routed(routed)
+            if routed and graph.document.id in replaces:
+                self._record_links(set(routed), graph.document.id, old_links, links)
             self._bump_graph()
 
     def entity_mapping(self, entities: list[Entity]) -> dict[str, str]:

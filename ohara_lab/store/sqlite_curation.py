@@ -13,7 +13,7 @@ import json
 import sqlite3
 from typing import Any, Iterable, Iterator
 
-from ..records import Document, Entity, EntityChange, EntityOp, NodeEntities, utc_now
+from ..records import Document, Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
 from . import common
 
 TEXT_NODE_TABLES = ("paragraphs", "tables")
@@ -36,6 +36,9 @@ class SqliteCurationMixin:
         raise NotImplementedError
 
     def _refresh_entities(self, slugs: Iterable[str]) -> None:  # provided by SqliteStore
+        raise NotImplementedError
+
+    def _refresh_indegree(self, ids: Iterable[str]) -> None:  # provided by SqliteStore
         raise NotImplementedError
 
     def _set_meta(self, key: str, value: Any) -> None:  # provided by SqliteStore
@@ -114,31 +117,35 @@ class SqliteCurationMixin:
         return self.routes_for(found, {})
 
     def routes_for(self, slugs: set[str], keys: dict[str, str]) -> common.Routes:
-        """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key of each)."""
+        """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key of each), chains followed."""
         routes: common.Routes = {}
-        todo = set(slugs)
-        seen: set[str] = set()
-        while todo:  # follow chains: a merged slug may route to one merged later
+        self._follow(routes, set(slugs))
+        # A spelling variant of a curated entity (same norm_key, another slug, no entity of its own)
+        # follows the same routes, atlas-wide and per node.
+        routed = {src for _, src in routes}
+        targets: set[str] = set()
+        for slug, key in sorted(keys.items()):
+            if slug in routed or self.conn.execute("SELECT 1 FROM entities WHERE slug=?", (slug,)).fetchone():
+                continue
+            for op, node, dst in self.conn.execute("SELECT op_id, node_id, to_slug FROM entity_routes WHERE from_key=?"
+                                                   " AND from_slug != ? ORDER BY op_id", (key, slug)).fetchall():
+                routes[(node, slug)] = (dst, op)  # the latest step wins per node
+                targets |= {dst} if dst else set()
+        self._follow(routes, targets)
+        return routes
+
+    def _follow(self, routes: common.Routes, start: set[str]) -> None:
+        """Add the routes leaving `start` and, transitively, their targets (a merged slug may be merged again)."""
+        todo, seen = set(start), {src for _, src in routes}
+        while todo - seen:
             chunk = sorted(todo - seen)[:900]
-            if not chunk:
-                break
             seen |= set(chunk)
-            todo -= set(chunk)
             marks = ",".join("?" * len(chunk))
             for op, node, src, dst in self._q(f"SELECT op_id, node_id, from_slug, to_slug FROM entity_routes"
                                               f" WHERE from_slug IN ({marks})", chunk):
                 routes[(node, src)] = (dst, op)
                 if dst:
                     todo.add(dst)
-        # A spelling variant of a merged entity (same norm_key, another slug) follows its route too.
-        for slug, key in sorted(keys.items()):
-            if ("", slug) in routes:
-                continue
-            row = self.conn.execute("SELECT op_id, to_slug FROM entity_routes WHERE node_id='' AND from_key=?"
-                                    " AND from_slug != ? ORDER BY op_id DESC LIMIT 1", (key, slug)).fetchone()
-            if row and not self.conn.execute("SELECT 1 FROM entities WHERE slug=?", (slug,)).fetchone():
-                routes[("", slug)] = (row[1], row[0])
-        return routes
 
     def _route_targets(self, routes: common.Routes) -> dict[str, Entity]:
         """Current records of the entities the routes lead to."""
@@ -163,6 +170,36 @@ class SqliteCurationMixin:
             "INSERT OR REPLACE INTO routed_nodes(op_id, node_id, document_id, data) VALUES (?,?,?,?)",
             [(op, n.node_id, n.document_id, _dumps(n.to_dict())) for op, nodes in before.items() for n in nodes])
 
+    def _links_of(self, doc_id: str) -> list[Edge]:
+        return [Edge(r[0], r[1], r[2], json.loads(r[3])) for r in self.conn.execute(
+            f"SELECT from_id, to_id, relation, attrs FROM edges WHERE (from_id=? OR to_id=?) AND relation IN"
+            f" ({','.join('?' * len(common.LINK_RELATIONS))}) ORDER BY rowid", (doc_id, doc_id, *common.LINK_RELATIONS))]
+
+    def _record_links(self, ops: set[int], doc_id: str, old: list[Edge], new: list[Edge]) -> None:
+        """Keep the links a document had before the first re-ingest under each step, and the latest ones it got."""
+        self.conn.executemany(
+            "INSERT INTO routed_links(op_id, document_id, old, new) VALUES (?,?,?,?)"
+            " ON CONFLICT(op_id, document_id) DO UPDATE SET new=excluded.new",
+            [(op, doc_id, _dumps([e.to_dict() for e in old]), _dumps([e.to_dict() for e in new])) for op in sorted(ops)])
+
+    def routed_links(self, op_id: int) -> list[tuple[list[Edge], list[Edge]]]:
+        """(links before, links after) of each document re-ingested while step `op_id` routed its mentions, in the order of those re-ingests."""
+        rows = self._q("SELECT old, new FROM routed_links WHERE op_id=? ORDER BY rowid", (op_id,))
+        return [([Edge(**e) for e in json.loads(r[0])], [Edge(**e) for e in json.loads(r[1])]) for r in rows]
+
+    def _swap_links(self, remove: list[Edge], restore: list[Edge]) -> None:
+        for e in remove:
+            self.conn.execute("DELETE FROM edges WHERE from_id=? AND to_id=? AND relation=?", (e.from_id, e.to_id, e.relation))
+        ends = {i for e in restore for i in (e.from_id, e.to_id)}
+        present = {r[0] for r in self.conn.execute(
+            f"SELECT id FROM documents WHERE id IN ({','.join('?' * len(ends))})", sorted(ends))} if ends else set()
+        self.conn.executemany(
+            "INSERT INTO edges(from_id, to_id, relation, document_id, attrs) VALUES (?,?,?,NULL,?)"
+            " ON CONFLICT(from_id, to_id, relation) DO UPDATE SET attrs=excluded.attrs",
+            [(e.from_id, e.to_id, e.relation, _dumps(e.attrs)) for e in restore
+             if e.from_id in present and e.to_id in present])
+        self._refresh_indegree({i for e in [*remove, *restore] for i in (e.from_id, e.to_id)})
+
     # ------------------------------------------------------------------ applying a change
     def apply_entity_change(self, change: EntityChange) -> int:
         """Apply one curation step atomically; returns the id of the log entry written (or undone)."""
@@ -178,6 +215,8 @@ class SqliteCurationMixin:
                 docs.add(node.document_id)
             self._recount_documents(docs)
             self._refresh_entities(touched)
+            if change.links_remove or change.links_restore:
+                self._swap_links(change.links_remove, change.links_restore)
             self.conn.executemany(
                 "INSERT OR REPLACE INTO entity_routes(op_id, node_id, from_slug, from_key, to_slug) VALUES (?,?,?,?,?)",
                 [(op_id, node, src, keys.get(src) or src, dst) for node, src, dst in change.routes])
@@ -190,6 +229,7 @@ class SqliteCurationMixin:
                               (utc_now(), change.actor, change.undo))
             self.conn.execute("DELETE FROM entity_routes WHERE op_id=?", (change.undo,))
             self.conn.execute("DELETE FROM routed_nodes WHERE op_id=?", (change.undo,))
+            self.conn.execute("DELETE FROM routed_links WHERE op_id=?", (change.undo,))
             return change.undo
         op = change.op
         if op is None:

@@ -389,6 +389,10 @@ def test_curation_and_analytics_primitives_send_well_formed_parameterised_aql(wi
     wired.entity_ops()
     wired.entity_routes()
     wired.routed_nodes(1)
+    wired.routed_links(1)
+    wired.apply_entity_change(EntityChange(undo=1, links_remove=[Edge(f"documents/{secret}", "documents/b", "SIMILAR_TO")],
+                                           links_restore=[Edge(f"documents/{secret}", "documents/b", "SIMILAR_TO",
+                                                               {"weight": 0.5})]))
     wired.rederive_entities([f"documents/{secret}"])
     wired.put_analytics("communities", {"0": {"members": [secret]}}, {"graph_version": 1})
     wired.get_analytics("communities", [secret])
