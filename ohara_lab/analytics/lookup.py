@@ -41,6 +41,10 @@ class Analytics:
             self._cache[kind] = self.store.get_analytics(kind) if run else {}
         return self._cache[kind]
 
+    def rows(self, kind: str) -> dict[str, Any]:
+        """Every stored row of one kind (see `run.KINDS`), keyed as stored."""
+        return self._kind(kind)
+
     @property
     def available(self) -> bool:
         return bool((self.store.get_meta(RUN_KEY) or {}).get("computed_at"))
