@@ -53,8 +53,10 @@ def analyze(store: Any, *, method: str = "louvain", seed: int = 42, vector_model
     _clusters(store, vector_model, seed, report)
     clock.lap("clusters")
     links = adamic_adar.predict(g)
-    store.put_analytics("adamic_adar", adamic_adar.by_entity(links), {"graph_version": version})
+    stored = adamic_adar.by_entity(links)
+    store.put_analytics("adamic_adar", stored, {"graph_version": version, "top": adamic_adar.TOP_PER_ENTITY})
     report.counts["adamic_adar_pairs"] = len(links)
+    report.counts["adamic_adar_stored"] = sum(len(v) for v in stored.values()) // 2
     clock.lap("adamic_adar")
     ents, docs = gaps.isolated_entities(store, g), gaps.isolated_documents(store)
     store.put_analytics("isolated_entities", ents, {"graph_version": version})

@@ -14,18 +14,21 @@ from ohara_lab.analytics import adamic_adar, clusters, communities  # noqa: E402
 def test_adamic_adar_hand_computed():
     # u and v share w1 (degree 2) and w2 (degree 3); x hangs off w2.
     g = nx.Graph([("u", "w1"), ("v", "w1"), ("u", "w2"), ("v", "w2"), ("x", "w2")])
-    links = adamic_adar.predict(g)
+    pred = adamic_adar.predict(g)
+    links = pred.links()
     uv = round(1 / math.log(2) + 1 / math.log(3), 4)  # 1.4427 + 0.9102 = 2.3529
     ww = round(2 / math.log(2), 4)  # w1 and w2 share u and v, both of degree 2: 2.8854
     assert [(l.a, l.b, l.score, l.common) for l in links] == [("w1", "w2", ww, 2), ("u", "v", uv, 2)]
     # u-x and v-x share only w2; linked pairs are never predicted
-    assert adamic_adar.by_entity(links)["u"] == [["v", uv, 2]]
+    assert adamic_adar.by_entity(pred)["u"] == [["v", uv, 2]]
+    assert adamic_adar.by_entity(pred)["w1"] == [["w2", ww, 2]]
+    assert adamic_adar.by_entity(pred, top=0) == {"u": [], "v": [], "w1": [], "w2": []}
 
 
 def test_adamic_adar_matches_networkx_reference():
     g = nx.gnp_random_graph(60, 0.12, seed=7)
     g = nx.relabel_nodes(g, {i: f"e{i:02d}" for i in g})
-    ours = {(l.a, l.b): (l.score, l.common) for l in adamic_adar.predict(g, min_common=2, min_score=0.0)}
+    ours = {(l.a, l.b): (l.score, l.common) for l in adamic_adar.predict(g, min_common=2, min_score=0.0).links()}
     ref = {}
     pairs = [(a, b) for a, b in nx.non_edges(g) if len(list(nx.common_neighbors(g, a, b))) >= 2]
     for a, b, score in nx.adamic_adar_index(g, pairs):
@@ -33,12 +36,24 @@ def test_adamic_adar_matches_networkx_reference():
     assert ours == ref and len(ours) > 50
 
 
+def test_by_entity_keeps_the_strongest_per_entity():
+    # a star of hubs: e0 shares two neighbours with each of e1..e5, through hubs of growing degree
+    g = nx.Graph()
+    for k in range(1, 6):
+        for h in (f"h{k}a", f"h{k}b"):
+            g.add_edges_from([("e0", h), (f"e{k}", h)] + [(h, f"x{k}{h}{i}") for i in range(k)])
+    full = adamic_adar.by_entity(adamic_adar.predict(g), top=99)["e0"]
+    top2 = adamic_adar.by_entity(adamic_adar.predict(g), top=2)["e0"]
+    assert [r[0] for r in full[:5]] == ["e1", "e2", "e3", "e4", "e5"]  # weaker hubs, stronger evidence
+    assert top2 == full[:2] and [r[1] for r in full] == sorted((r[1] for r in full), reverse=True)
+
+
 def test_adamic_adar_threshold():
     g = nx.Graph([("u", "w1"), ("v", "w1"), ("u", "w2"), ("v", "w2")] + [("w2", f"z{i}") for i in range(30)])
     # u-v: 1/ln 2 + 1/ln 32 = 1.7312; w1-w2: 2/ln 2 = 2.8854
-    assert [(l.a, l.b, l.score) for l in adamic_adar.predict(g)] == [("w1", "w2", 2.8854), ("u", "v", 1.7312)]
-    assert [(l.a, l.b) for l in adamic_adar.predict(g, min_score=2.0)] == [("w1", "w2")]
-    assert adamic_adar.predict(g, min_score=3.0) == []
+    assert [(l.a, l.b, l.score) for l in adamic_adar.predict(g).links()] == [("w1", "w2", 2.8854), ("u", "v", 1.7312)]
+    assert [(l.a, l.b) for l in adamic_adar.predict(g, min_score=2.0).links()] == [("w1", "w2")]
+    assert len(adamic_adar.predict(g, min_score=3.0)) == 0
 
 
 @pytest.mark.parametrize("n,k", [(2, 2), (10, 3), (200, 10), (1250, 25), (10_000, 50)])
