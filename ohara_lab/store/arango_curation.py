@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from ..records import Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
 from . import common
-from .arango_aql import chunks, first, hashed_key, key_of, next_seq, record, rows
+from .arango_aql import bump, chunks, first, hashed_key, key_of, next_seq, record, rows
 
 TEXT_NODE_COLLECTIONS = ("paragraphs", "tables")
 CURATION_COLLECTIONS = ("entity_merges", "entity_routes", "routed_nodes")
@@ -37,37 +37,23 @@ class CurationQueries:
 
     def routes_for(self, slugs: set[str], keys: dict[str, str]) -> common.Routes:
         """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key), chains followed."""
-        routes: common.Routes = {}
-        self._follow(routes, set(slugs))
-        # A spelling variant of a curated entity (same norm_key, another slug, no entity of its own)
-        # follows the same routes, atlas-wide and per node.
-        routed = {src for _, src in routes}
-        pairs = [{"slug": s, "key": k} for s, k in sorted(keys.items()) if s not in routed]
-        targets: set[str] = set()
-        if pairs:
-            for slug, op, node, dst in rows(self.db, """
-                    FOR x IN @pairs
-                      FILTER LENGTH(FOR e IN entities FILTER e._key == x.slug LIMIT 1 RETURN 1) == 0
-                      FOR r IN entity_routes FILTER r.from_key == x.key AND r.from_slug != x.slug
-                        SORT r.op_id
-                        RETURN [x.slug, r.op_id, r.node_id, r.to_slug]""", {"pairs": pairs}):
-                routes[(node, slug)] = (dst, op)  # the latest step wins per node
-                targets |= {dst} if dst else set()
-        self._follow(routes, targets)
-        return routes
+        return common.collect_routes(slugs, keys, self._routes_leaving, self._variant_routes)
 
-    def _follow(self, routes: common.Routes, start: set[str]) -> None:
-        """Add the routes leaving `start` and, transitively, their targets (a merged slug may be merged again)."""
-        todo, seen = set(start), {src for _, src in routes}
-        while todo - seen:
-            batch = sorted(todo - seen)
-            seen |= set(batch)
-            for op, node, src, dst in rows(self.db, """
-                    FOR r IN entity_routes FILTER r.from_slug IN @slugs
-                      RETURN [r.op_id, r.node_id, r.from_slug, r.to_slug]""", {"slugs": batch}):
-                routes[(node, src)] = (dst, op)
-                if dst:
-                    todo.add(dst)
+    def _routes_leaving(self, slugs: list[str]) -> list[common.RouteRow]:
+        return [tuple(r) for r in rows(self.db, """
+            FOR r IN entity_routes FILTER r.from_slug IN @slugs
+              RETURN [r.op_id, r.node_id, r.from_slug, r.to_slug]""", {"slugs": slugs})]
+
+    def _variant_routes(self, pairs: list[tuple[str, str]]) -> list[common.RouteRow]:
+        if not pairs:
+            return []
+        return [tuple(r) for r in rows(self.db, """
+            FOR x IN @pairs
+              FILTER LENGTH(FOR e IN entities FILTER e._key == x.slug LIMIT 1 RETURN 1) == 0
+              FOR r IN entity_routes FILTER r.from_key == x.key AND r.from_slug != x.slug
+                SORT r.op_id
+                RETURN [r.op_id, r.node_id, x.slug, r.to_slug]""",
+            {"pairs": [{"slug": s, "key": k} for s, k in pairs]})]
 
     def candidate_routes(self, slugs: set[str], keys: set[str]) -> common.Routes:
         """Every route a document with these slugs and norm_keys might take, chains followed."""
@@ -114,11 +100,7 @@ class CurationQueries:
 
     def bump_graph(self) -> None:
         """Every change to nodes, edges or entities moves `graph_version` (analytics compare against it)."""
-        rows(self.db, """
-            UPSERT {_key: "graph_version"}
-            INSERT {_key: "graph_version", key: "graph_version", value: 1}
-            UPDATE {value: OLD.value + 1}
-            IN meta""")
+        bump(self.db, "graph_version")
 
 
 class CurationSteps(CurationQueries):

@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import StoreError
 from ..records import Document, DocumentGraph, Edge, Entity, utc_now
 from . import common
-from .arango_aql import chunks, first, hashed_key, key_of, next_seq, record, rows, valid_key
+from .arango_aql import bump, chunks, first, hashed_key, key_of, next_seq, record, rows, valid_key
 from .arango_curation import CurationQueries
 from .protocol import Linker, Overlap
 from .protocol import DuplicateDocument
@@ -336,11 +336,7 @@ class WriteSteps(CurationQueries):
 
     def bump_vectors(self) -> None:
         """Readers cache vector matrices by this counter (see `ArangoStore.vector_matrix`)."""
-        rows(self.db, """
-            UPSERT {_key: "vectors_version"}
-            INSERT {_key: "vectors_version", key: "vectors_version", value: 1}
-            UPDATE {value: OLD.value + 1}
-            IN meta""")
+        bump(self.db, "vectors_version")
 
 
 class LinkView:

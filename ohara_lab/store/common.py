@@ -5,7 +5,7 @@ import calendar
 from collections import Counter
 from dataclasses import dataclass, fields
 from itertools import combinations
-from typing import Any, Iterable, TypeVar
+from typing import Any, Callable, Iterable, TypeVar
 
 from ..ids import norm_key
 from ..records import Document, DocumentGraph, Edge, Entity, NodeEntities
@@ -193,6 +193,40 @@ LINK_RELATIONS = ("SIMILAR_TO", "CONTRADICTS", "PRECEDES")
 # (node id or '' for every node, from slug) -> (to slug or None = drop the mention, op id)
 Routes = dict[tuple[str, str], tuple[str | None, int]]
 MAX_ROUTE_HOPS = 64
+
+
+RouteRow = tuple[int, str, str, "str | None"]  # (op id, node id or '', from slug, to slug)
+
+
+def collect_routes(slugs: set[str], keys: dict[str, str],
+                   leaving: Callable[[list[str]], Iterable[RouteRow]],
+                   variants: Callable[[list[tuple[str, str]]], Iterable[RouteRow]]) -> Routes:
+    """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key), chains followed.
+
+    `leaving(slugs)` reads the routes leaving those slugs; `variants(pairs)` reads,
+    for (slug, norm_key) pairs whose slug is no entity, the routes of curated
+    entities with that norm_key (a spelling variant follows them, atlas-wide and
+    per node, the latest step winning per node), as rows whose from slug is the variant's.
+    """
+    routes: Routes = {}
+
+    def follow(start: set[str]) -> None:
+        todo, seen = set(start), {src for _, src in routes}
+        while todo - seen:
+            batch = sorted(todo - seen)
+            seen |= set(batch)
+            for op, node, src, dst in leaving(batch):
+                routes[(node, src)] = (dst, op)
+                if dst:
+                    todo.add(dst)
+
+    follow(set(slugs))
+    routed = {src for _, src in routes}
+    found = sorted(variants([(s, k) for s, k in sorted(keys.items()) if s not in routed]))
+    for op, node, slug, dst in found:
+        routes[(node, slug)] = (dst, op)
+    follow({dst for *_, dst in found if dst})
+    return routes
 
 
 def resolve(slug: str, node_id: str, routes: Routes) -> tuple[str | None, list[int]]:

@@ -492,7 +492,11 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         return row[0]
 
     def _bump_vectors(self) -> None:
-        self._set_meta("vectors_version", (self.get_meta("vectors_version", 0) or 0) + 1)
+        self._bump("vectors_version")
+
+    def _bump(self, key: str) -> None:
+        """Move a version counter in meta (readers cache by it)."""
+        self._set_meta(key, (self.get_meta(key, 0) or 0) + 1)
 
     def vector_matrix(self, model: str) -> tuple[list[str], np.ndarray]:
         version = self.get_meta("vectors_version", 0)

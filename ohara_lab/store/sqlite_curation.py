@@ -44,13 +44,16 @@ class SqliteCurationMixin:
     def _set_meta(self, key: str, value: Any) -> None:  # provided by SqliteStore
         raise NotImplementedError
 
+    def _bump(self, key: str) -> None:  # provided by SqliteStore
+        raise NotImplementedError
+
     def get_meta(self, key: str, default: Any = None) -> Any:  # provided by SqliteStore
         raise NotImplementedError
 
     # ------------------------------------------------------------------ versions
     def _bump_graph(self) -> None:
         """Every change to nodes, edges or entities moves `graph_version` (analytics compare against it)."""
-        self._set_meta("graph_version", (self.get_meta("graph_version", 0) or 0) + 1)
+        self._bump("graph_version")
 
     # ------------------------------------------------------------------ reading the entity layer
     def entity_nodes(self, *, slugs: Iterable[str] | None = None,
@@ -117,35 +120,27 @@ class SqliteCurationMixin:
         return self.routes_for(found, {})
 
     def routes_for(self, slugs: set[str], keys: dict[str, str]) -> common.Routes:
-        """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key of each), chains followed."""
-        routes: common.Routes = {}
-        self._follow(routes, set(slugs))
-        # A spelling variant of a curated entity (same norm_key, another slug, no entity of its own)
-        # follows the same routes, atlas-wide and per node.
-        routed = {src for _, src in routes}
-        targets: set[str] = set()
-        for slug, key in sorted(keys.items()):
-            if slug in routed or self.conn.execute("SELECT 1 FROM entities WHERE slug=?", (slug,)).fetchone():
-                continue
-            for op, node, dst in self.conn.execute("SELECT op_id, node_id, to_slug FROM entity_routes WHERE from_key=?"
-                                                   " AND from_slug != ? ORDER BY op_id", (key, slug)).fetchall():
-                routes[(node, slug)] = (dst, op)  # the latest step wins per node
-                targets |= {dst} if dst else set()
-        self._follow(routes, targets)
-        return routes
+        """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key), chains followed."""
+        return common.collect_routes(slugs, keys, self._routes_leaving, self._variant_routes)
 
-    def _follow(self, routes: common.Routes, start: set[str]) -> None:
-        """Add the routes leaving `start` and, transitively, their targets (a merged slug may be merged again)."""
-        todo, seen = set(start), {src for _, src in routes}
-        while todo - seen:
-            chunk = sorted(todo - seen)[:900]
-            seen |= set(chunk)
-            marks = ",".join("?" * len(chunk))
-            for op, node, src, dst in self._q(f"SELECT op_id, node_id, from_slug, to_slug FROM entity_routes"
-                                              f" WHERE from_slug IN ({marks})", chunk):
-                routes[(node, src)] = (dst, op)
-                if dst:
-                    todo.add(dst)
+    def _routes_leaving(self, slugs: list[str]) -> list[common.RouteRow]:
+        out: list[common.RouteRow] = []
+        for chunk in _chunks(slugs, 900):
+            out += [tuple(r) for r in self._q(f"SELECT op_id, node_id, from_slug, to_slug FROM entity_routes"
+                                              f" WHERE from_slug IN ({','.join('?' * len(chunk))})", chunk)]
+        return out
+
+    def _variant_routes(self, pairs: list[tuple[str, str]]) -> list[common.RouteRow]:
+        out: list[common.RouteRow] = []
+        if not self.conn.execute("SELECT 1 FROM entity_routes LIMIT 1").fetchone():
+            return out  # nothing curated: ingest pays one query
+        for slug, key in pairs:
+            if self.conn.execute("SELECT 1 FROM entities WHERE slug=?", (slug,)).fetchone():
+                continue
+            out += [(op, node, slug, dst) for op, node, dst in self.conn.execute(
+                "SELECT op_id, node_id, to_slug FROM entity_routes WHERE from_key=? AND from_slug != ?"
+                " ORDER BY op_id", (key, slug))]
+        return out
 
     def _route_targets(self, routes: common.Routes) -> dict[str, Entity]:
         """Current records of the entities the routes lead to."""
