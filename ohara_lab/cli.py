@@ -204,7 +204,7 @@ def check(atlas: str | None, as_json: bool, fix: bool) -> None:
 
 @main.command()
 @click.option("--atlas", help=ATLAS_HELP)
-@click.option("--method", type=click.Choice(["louvain", "leiden", "label_propagation"]), default=None,
+@click.option("--method", type=click.Choice(["leiden", "louvain", "label_propagation"]), default=None,
               help="community detection (default: OHARA_COMMUNITY_METHOD)")
 @click.option("--seed", type=int, default=None, help="seed of communities and k-means (default: OHARA_ANALYTICS_SEED)")
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")

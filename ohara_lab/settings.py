@@ -64,7 +64,7 @@ class Settings:
 
     # --- graph analytics and entity curation ------------------------------------
     auto_entity_dedup: bool = _opt(False, "after each ingest, merge entities sharing a normalised name (logged, undoable)")
-    community_method: str = _opt("louvain", "community detection for `analyze`: louvain | leiden | label_propagation")
+    community_method: str = _opt("leiden", "community detection for `analyze`: leiden | louvain | label_propagation")
     analytics_seed: int = _opt(42, "seed of community detection and k-means (fixed for reproducible analytics)")
 
     # --- LLM -----------------------------------------------------------------

@@ -38,7 +38,7 @@ class _Clock:
         self.t = now
 
 
-def analyze(store: Any, *, method: str = "louvain", seed: int = 42, vector_model: str | None = None) -> AnalyticsReport:
+def analyze(store: Any, *, method: str = "leiden", seed: int = 42, vector_model: str | None = None) -> AnalyticsReport:
     """Communities, surprising edges, clusters, Adamic–Adar links and knowledge gaps, stored in the atlas."""
     version = store.get_meta("graph_version", 0) or 0
     report = AnalyticsReport(version, params={"method": method, "seed": seed, "vector_model": vector_model,
