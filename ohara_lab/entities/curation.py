@@ -220,10 +220,10 @@ def undo(store: Any, op_id: int | None = None, *, actor: str = "user") -> Entity
         if slugs & s2 or nodes & n2:
             raise CurationError(f"undo step {later.id} ({later.op} {later.target or ', '.join(later.sources)}) first:"
                                 f" it changed the same entities or nodes")
-    restored = _restored_nodes(store, op)
+    saved, extracted = _restored_nodes(store, op)
     routes = _routes(store, without=op.id)
-    routes.update(_variant_routes(store, op, restored))
-    lists = [common.routed(n, routes)[0] for n in restored]
+    routes.update(_variant_routes(store, op, extracted))
+    lists = saved + [common.routed(n, routes)[0] for n in extracted]
     entities, remap = _restored_entities(store, op, {s: t for n in lists for s, t in zip(n.slugs, n.types)})
     lists = [_relabel(n, dict(remap)) for n in lists] if remap else lists
     remove, restore = _links_before(store.routed_links(op.id))
@@ -259,12 +259,21 @@ def _links_before(records: list[tuple[list[Edge], list[Edge]]]) -> tuple[list[Ed
     return remove, [e for e in first.values() if e is not None]
 
 
-def _restored_nodes(store: Any, op: EntityOp) -> list[NodeEntities]:
-    """The replaced lists of nodes that still exist; nodes re-written since are taken as they were extracted."""
-    saved = {n["node_id"]: common.from_dict(NodeEntities, n) for n in op.before.get("nodes", [])}
-    saved.update({n.node_id: n for n in store.routed_nodes(op.id)})
-    current = {n.node_id: n for n in store.entity_nodes(node_ids=saved)}
-    return [replace(n, mention=current[nid].mention or n.mention) for nid, n in sorted(saved.items()) if nid in current]
+def _restored_nodes(store: Any, op: EntityOp) -> tuple[list[NodeEntities], list[NodeEntities]]:
+    """(lists the step replaced, lists as extracted by re-ingests since) of nodes that still exist.
+
+    The first are restored as they were: they already carry the steps before this
+    one, and no later active step touched them (`undo` refuses otherwise). The
+    second were recorded before any route applied, so the other steps' routes
+    apply to them again, as at ingest.
+    """
+    routed = {n.node_id: n for n in store.routed_nodes(op.id)}
+    saved = {n["node_id"]: common.from_dict(NodeEntities, n) for n in op.before.get("nodes", [])
+             if n["node_id"] not in routed}
+    current = {n.node_id: n for n in store.entity_nodes(node_ids=[*saved, *routed])}
+    fresh = lambda group: [replace(n, mention=current[nid].mention or n.mention)  # noqa: E731
+                           for nid, n in sorted(group.items()) if nid in current]
+    return fresh(saved), fresh(routed)
 
 
 def _restored_entities(store: Any, op: EntityOp, listed: dict[str, str]) -> tuple[list[Entity], dict[str, str]]:

@@ -46,6 +46,7 @@ class WriteSteps(CurationQueries):
         slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
         # Route targets as the atlas stands before a replaced document takes entities along with it.
         known = self.route_targets(self.candidate_routes(slugs, {e.norm_key for e in graph.entities}))
+        prior = self.slugs_by_key({e.norm_key for e in graph.entities})
         old_links = self.links_of(graph.document.id) if graph.document.id in replaces else []
         for doc_id in replaces:
             self.delete(doc_id)
@@ -55,7 +56,7 @@ class WriteSteps(CurationQueries):
                       {"key": key_of(doc.id), "hash": doc.file_hash}, 0)
         if taken:
             raise DuplicateDocument(doc.id)
-        routed = common.curate_incoming(graph, self, known)
+        routed = common.curate_incoming(graph, self, known, prior)
         common.refresh_rollup(doc, [n.entity_slugs for n in [*graph.paragraphs, *graph.tables]])
         self._insert_nodes(graph)
         self._upsert_entities(graph.entities)

@@ -257,7 +257,8 @@ def routed(node: NodeEntities, routes: Routes) -> tuple[NodeEntities, list[int]]
     return NodeEntities(node.node_id, node.document_id, slugs, types, dict(node.mention)), _dedup(ops)
 
 
-def curate_incoming(graph: DocumentGraph, backend: Any, known: dict[str, Entity]) -> dict[int, list[NodeEntities]]:
+def curate_incoming(graph: DocumentGraph, backend: Any, known: dict[str, Entity],
+                    prior: dict[str, str]) -> dict[int, list[NodeEntities]]:
     """Bring a document's entities in line with the atlas before it is written; returns pre-routing lists per step.
 
     1. incoming slugs without a route of their own go to the atlas entity with
@@ -265,17 +266,27 @@ def curate_incoming(graph: DocumentGraph, backend: Any, known: dict[str, Entity]
        meets the split's node routes;
     2. curation routes apply (`route_graph`);
     3. what is still new meets the atlas by norm_key again.
+    The atlas is the one before a replaced document left it: `known` holds route
+    targets' records and `prior` the slug each norm_key had then, so re-ingesting
+    a document whose entities lived only in it gives what the first write gave.
     `backend` provides `routed_slugs`, `routes_for` and `entity_mapping`.
     """
+    def mapping(skip: set[str]) -> dict[str, str]:
+        found = backend.entity_mapping(graph.entities)
+        for e in graph.entities:
+            was = prior.get(e.norm_key)
+            if e.slug not in found and was and was != e.slug and e.slug not in prior.values():
+                found[e.slug] = was
+        return {s: t for s, t in found.items() if s not in skip}
+
     slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
-    own = backend.routed_slugs(slugs)
-    rewrite_entity_slugs(graph, {s: t for s, t in backend.entity_mapping(graph.entities).items() if s not in own})
+    rewrite_entity_slugs(graph, mapping(backend.routed_slugs(slugs)))
     slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
     routes = backend.routes_for(slugs, {e.slug: e.norm_key for e in graph.entities})
     before = route_graph(graph, routes, known)
-    mapping = backend.entity_mapping(graph.entities)
-    rewrite_entity_slugs(graph, mapping)
-    return map_routed(before, mapping)
+    last = mapping(set())
+    rewrite_entity_slugs(graph, last)
+    return map_routed(before, last)
 
 
 def route_graph(graph: DocumentGraph, routes: Routes, known: dict[str, Entity]) -> dict[int, list[NodeEntities]]:

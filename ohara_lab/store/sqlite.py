@@ -223,13 +223,14 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         with self.transaction() as c:
             # Route targets as the atlas stands before a replaced document takes entities along with it.
             known = self._route_targets(self._candidate_routes(slugs, set(keys.values())))
+            prior = self._slugs_by_key(set(keys.values()))
             old_links = self._links_of(graph.document.id) if graph.document.id in replaces else []
             for doc_id in replaces:
                 self._delete(doc_id)
             if c.execute("SELECT 1 FROM documents WHERE id=? OR file_hash=?",
                          (graph.document.id, graph.document.file_hash)).fetchone():
                 raise DuplicateDocument(graph.document.id)
-            routed = common.curate_incoming(graph, self, known)
+            routed = common.curate_incoming(graph, self, known, prior)
             common.refresh_rollup(graph.document, [n.entity_slugs for n in [*graph.paragraphs, *graph.tables]])
             self._insert_nodes(graph)
             self._upsert_entities(graph.entities)
