@@ -497,3 +497,17 @@ def test_graph_version_moves_with_every_change(store):
     v2 = store.get_meta("graph_version")
     store.delete_document("documents/a1")
     assert v0 < v1 < v2 < store.get_meta("graph_version")
+
+
+def test_reingest_is_idempotent_when_an_entity_lives_only_in_that_document(store):
+    from .builders import atlas_state
+
+    # b2 spells one entity two ways; once a1 is gone, BTC lives only in b2
+    store.write_document(make_graph("a1", [("BTC.", [], ["BTC"])]))
+    doc = lambda: make_graph("b2", [("BTC here.", [], ["BTC"]), ("B.T.C. there.", [], ["B.T.C."])])  # noqa: E731
+    store.write_document(doc())
+    store.delete_document("documents/a1")
+    before = atlas_state(store)
+    store.write_document(doc(), replaces=["documents/b2"])
+    assert atlas_state(store) == before
+    assert [(e.slug, e.mention_count) for e in store.get_entities()] == [("btc", 2)]
