@@ -63,15 +63,15 @@ class CurationQueries:
                               {"keys": sorted(keys)}))
         return self.routes_for(found, {})
 
-    def slugs_by_key(self, keys: set[str]) -> dict[str, str]:
-        """norm_key -> the slug of the oldest entity with it (as ingest maps new spellings)."""
+    def slugs_by_key(self, keys: set[str]) -> dict[str, list[str]]:
+        """norm_key -> slugs of the entities with it, oldest first (the first is where ingest maps a new spelling)."""
         if not keys:
             return {}
         return dict(rows(self.db, """
             FOR k IN @keys
-              LET slug = FIRST(FOR e IN entities FILTER e.norm_key == k SORT e.seq, e._key LIMIT 1 RETURN e._key)
-              FILTER slug != null
-              RETURN [k, slug]""", {"keys": sorted(keys)}))
+              LET slugs = (FOR e IN entities FILTER e.norm_key == k SORT e.seq, e._key RETURN e._key)
+              FILTER LENGTH(slugs) > 0
+              RETURN [k, slugs]""", {"keys": sorted(keys)}))
 
     def route_targets(self, routes: common.Routes) -> dict[str, Entity]:
         """Current records of the entities the routes lead to."""

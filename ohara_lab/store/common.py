@@ -258,7 +258,7 @@ def routed(node: NodeEntities, routes: Routes) -> tuple[NodeEntities, list[int]]
 
 
 def curate_incoming(graph: DocumentGraph, backend: Any, known: dict[str, Entity],
-                    prior: dict[str, str]) -> dict[int, list[NodeEntities]]:
+                    prior: dict[str, list[str]]) -> dict[int, list[NodeEntities]]:
     """Bring a document's entities in line with the atlas before it is written; returns pre-routing lists per step.
 
     1. incoming slugs without a route of their own go to the atlas entity with
@@ -274,9 +274,9 @@ def curate_incoming(graph: DocumentGraph, backend: Any, known: dict[str, Entity]
     def mapping(skip: set[str]) -> dict[str, str]:
         found = backend.entity_mapping(graph.entities)
         for e in graph.entities:
-            was = prior.get(e.norm_key)
-            if e.slug not in found and was and was != e.slug and e.slug not in prior.values():
-                found[e.slug] = was
+            was = prior.get(e.norm_key) or []
+            if e.slug not in found and was and e.slug not in was:
+                found[e.slug] = was[0]
         return {s: t for s, t in found.items() if s not in skip}
 
     slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}

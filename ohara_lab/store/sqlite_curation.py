@@ -152,14 +152,14 @@ class SqliteCurationMixin:
                 f"SELECT slug, data FROM entities WHERE slug IN ({marks})", chunk)})
         return found
 
-    def _slugs_by_key(self, keys: set[str]) -> dict[str, str]:
-        """norm_key -> the slug of the oldest entity with it (as ingest maps new spellings)."""
-        out: dict[str, str] = {}
+    def _slugs_by_key(self, keys: set[str]) -> dict[str, list[str]]:
+        """norm_key -> slugs of the entities with it, oldest first (the first is where ingest maps a new spelling)."""
+        out: dict[str, list[str]] = {}
         for chunk in _chunks(sorted(keys), 900):
             marks = ",".join("?" * len(chunk))
             for key, slug in self.conn.execute(f"SELECT norm_key, slug FROM entities WHERE norm_key IN ({marks})"
-                                               f" ORDER BY rowid DESC", chunk):
-                out[key] = slug  # descending rowid: the oldest is written last
+                                               f" ORDER BY rowid", chunk):
+                out.setdefault(key, []).append(slug)
         return out
 
     def _norm_keys(self, slugs: set[str]) -> dict[str, str]:
