@@ -61,3 +61,17 @@ def test_clean_dry_run_changes_nothing(fresh_copy):
         found = atlas.clean_entities(dry_run=True)
         assert all(isinstance(why, str) for why in found.values())
         assert atlas_state(atlas.store) == before and atlas.entity_log() == []
+
+
+def test_auto_entity_dedup_merges_same_name_spellings_after_ingest(fresh_copy):
+    from ohara_lab.entities.curation import duplicate_groups
+
+    with Atlas.open(fresh_copy, **OFFLINE) as atlas:
+        groups = duplicate_groups(atlas.store)
+        assert groups  # the licences spell some names two ways ("Contribution(s" / "Contributions", ...)
+    with Atlas.open(fresh_copy, **{**OFFLINE, "auto_entity_dedup": True}) as atlas:
+        atlas.ingest_text("A note on the Apache License and the GNU project.", title="Note", source_id="note")
+        log = atlas.entity_log()
+        assert len(log) == len(groups) and {(o.op, o.actor) for o in log} == {("dedup", "auto-dedup")}
+        assert duplicate_groups(atlas.store) == []
+        assert _errors(atlas) == []
