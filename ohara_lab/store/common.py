@@ -27,10 +27,11 @@ def rewrite_entity_slugs(graph: DocumentGraph, mapping: dict[str, str]) -> None:
     """Point the graph's mentions at existing atlas entities (same norm_key, other slug)."""
     if not mapping:
         return
+    table: Routes = {("", a): (b, 0) for a, b in mapping.items()}
     for node in list(graph.paragraphs) + list(graph.tables):
-        kept = NodeEntities(node.id, graph.document.id, node.entity_slugs, node.entity_types)
-        kept = map_routed({0: [kept]}, mapping)[0][0]  # types stay aligned with slugs
-        node.entity_slugs, node.entity_types = kept.slugs, kept.types
+        if any(s in mapping for s in node.entity_slugs):  # types stay aligned with slugs
+            kept = routed(NodeEntities(node.id, graph.document.id, node.entity_slugs, node.entity_types), table)[0]
+            node.entity_slugs, node.entity_types = kept.slugs, kept.types
     for edge in graph.edges:
         if edge.relation == "MENTIONS":
             _, _, slug = edge.to_id.partition("/")
@@ -283,6 +284,8 @@ def curate_incoming(graph: DocumentGraph, backend: Any, known: dict[str, Entity]
     rewrite_entity_slugs(graph, mapping(backend.routed_slugs(slugs)))
     slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
     routes = backend.routes_for(slugs, {e.slug: e.norm_key for e in graph.entities})
+    if not routes:
+        return {}  # nothing curated touches this document: the first mapping was the whole job
     before = route_graph(graph, routes, known)
     last = mapping(set())
     rewrite_entity_slugs(graph, last)
