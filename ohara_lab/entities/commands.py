@@ -59,7 +59,7 @@ def entities() -> None:
 @_fail_cleanly
 def ls(search: str | None, kind: str | None, limit: int, atlas: str | None, as_json: bool) -> None:
     """Entities whose name, alias or slug contains SEARCH, most mentioned first."""
-    with _cli()._open(atlas) as a:
+    with _cli()._open(atlas, read_only=True) as a:
         found = a.entities(search, kind=kind, limit=limit)
     if as_json:
         _cli()._print_json([e.to_dict() for e in found])
@@ -78,7 +78,7 @@ def show(slug: str, atlas: str | None, as_json: bool) -> None:
     """One entity: record, co-occurring entities, mentions, community and log entries."""
     from ..errors import CurationError  # noqa: PLC0415
 
-    with _cli()._open(atlas) as a:
+    with _cli()._open(atlas, read_only=True) as a:
         view = a.entity(slug)
     if view is None:
         raise CurationError(f"no entity with slug {slug!r} in the atlas")
@@ -197,7 +197,7 @@ def undo(step: int | None, atlas: str | None, as_json: bool) -> None:
 @_fail_cleanly
 def log(atlas: str | None, as_json: bool) -> None:
     """The entity_merges log: every curation step, who, when, why, and whether it was undone."""
-    with _cli()._open(atlas) as a:
+    with _cli()._open(atlas, read_only=True) as a:
         ops = [op_summary(o) for o in a.entity_log()]
     if as_json:
         _cli()._print_json(ops)
