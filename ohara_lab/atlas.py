@@ -98,14 +98,14 @@ class Atlas:
                     report.outcomes.append(outcome)
                     if on_outcome:
                         on_outcome(outcome)
-        self._after_write()
+        self._after_ingest()
         return self._with_llm_notes(report)
 
     def ingest_text(self, text: str, *, title: str, source_id: str, metadata: dict[str, Any] | None = None,
                     force: bool = False) -> FileOutcome:
         """Ingest Markdown without a file (evaluation corpora, notebooks)."""
         outcome = self.ingestor.ingest_text(text, title=title, source_id=source_id, metadata=metadata, force=force)
-        self._after_write()
+        self._after_ingest()
         return outcome
 
     def ingest_texts(self, items: Iterable[Any], *, force: bool = False, progress: bool = True,
@@ -115,7 +115,7 @@ class Atlas:
 
         items = [i if isinstance(i, TextItem) else TextItem(**i) for i in items]
         report = self.ingestor.ingest_texts(items, force=force, progress=progress, batch_size=batch_size)
-        self._after_write()
+        self._after_ingest()
         return self._with_llm_notes(report)
 
     def _with_llm_notes(self, report: IngestReport) -> IngestReport:
@@ -155,7 +155,7 @@ class Atlas:
         for outcome in outcomes:
             if on_outcome:
                 on_outcome(outcome)
-        self._after_write()
+        self._after_ingest()
         return self._with_llm_notes(IngestReport(outcomes))
 
     def capture(self, url: str, to: str = "html", out: str | Path | None = None, *, overwrite: bool = False,
@@ -171,6 +171,13 @@ class Atlas:
         self._after_write()
         return n
 
+    def _after_ingest(self) -> None:
+        if self.settings.auto_entity_dedup:
+            from .entities.curation import dedup  # noqa: PLC0415
+
+            dedup(self.store)
+        self._after_write()
+
     def _after_write(self) -> None:
         if self._engine is not None:
             self._engine.invalidate()
@@ -185,9 +192,17 @@ class Atlas:
             out["llm_usage"] = usage
         return out
 
-    def check(self) -> list[Problem]:
-        """Integrity problems (empty when the atlas is sound)."""
-        return self.store.check()
+    def check(self, *, fix: bool = False) -> list[Problem]:
+        """Integrity problems (empty when the atlas is sound); `fix=True` repairs what is mechanical first.
+
+        With `fix`, the list starts with one `severity="fixed"` entry per repair made.
+        """
+        from .repair import check_atlas  # noqa: PLC0415
+
+        problems = check_atlas(self, fix=fix)
+        if fix:
+            self._after_write()
+        return problems
 
     def documents(self) -> list[Any]:
         return self.store.list_documents()
@@ -245,8 +260,103 @@ class Atlas:
 
         return export_wiki(self.store, Path(directory))
 
+    # ------------------------------------------------------------------ graph analytics
+    def analyze(self, *, method: str | None = None, seed: int | None = None) -> Any:
+        """Communities, paragraph clusters, Adamic–Adar links and knowledge gaps, stored in the atlas.
+
+        Returns an `AnalyticsReport` (counts, seconds per part, modularity); `ohara check`
+        names the results stale once the atlas changes.
+        """
+        from .analytics.run import analyze  # noqa: PLC0415
+
+        return analyze(self.store, method=method or self.settings.community_method,
+                       seed=self.settings.analytics_seed if seed is None else seed)
+
+    @property
+    def analytics(self) -> Any:
+        """The stored analytics (`ohara_lab.analytics.lookup.Analytics`), read lazily."""
+        from .analytics.lookup import Analytics  # noqa: PLC0415
+
+        return Analytics(self.store)
+
+    # ------------------------------------------------------------------ entity curation
+    def entities(self, search: str | None = None, *, kind: str | None = None, limit: int = 50) -> list[Any]:
+        """Entities whose name, alias or slug contains `search`, most mentioned first."""
+        from .entities.listing import search as find  # noqa: PLC0415
+
+        return find(self.store, search, kind=kind, limit=limit)
+
+    def entity(self, slug: str) -> dict[str, Any] | None:
+        """One entity: record, strongest co-occurring entities, mentions, community, log entries."""
+        from .entities.listing import show  # noqa: PLC0415
+
+        return show(self.store, slug)
+
+    def merge_entities(self, sources: Iterable[str], into: str, *, reason: str = "", actor: str | None = None) -> Any:
+        """Fold entities into `into` (mentions, aliases, counts); logged in `entity_merges`, undoable."""
+        from .entities.curation import merge  # noqa: PLC0415
+
+        return self._curated(merge(self.store, list(sources), into, actor=actor or _actor(), reason=reason))
+
+    def split_entity(self, slug: str, new_name: str, *, nodes: Iterable[str] = (), documents: Iterable[str] = (),
+                     reason: str = "", actor: str | None = None) -> Any:
+        """Move the mentions of `slug` in some nodes or documents to an entity named `new_name`."""
+        from .entities.curation import split  # noqa: PLC0415
+
+        return self._curated(split(self.store, slug, new_name, nodes=nodes, documents=documents,
+                                   actor=actor or _actor(), reason=reason))
+
+    def rename_entity(self, slug: str, new_name: str, *, reason: str = "", actor: str | None = None) -> Any:
+        """Give an entity a new canonical name; the old name stays as an alias."""
+        from .entities.curation import rename  # noqa: PLC0415
+
+        return self._curated(rename(self.store, slug, new_name, actor=actor or _actor(), reason=reason))
+
+    def clean_entities(self, slugs: Iterable[str] | None = None, *, dry_run: bool = False,
+                       reason: str = "noise cleanup", actor: str | None = None) -> Any:
+        """Remove noise entities (opaque identifiers, names without letters) or the given ones.
+
+        `dry_run=True` returns `{slug: reason}` of what would go, changing nothing.
+        """
+        from .entities.curation import clean, noise  # noqa: PLC0415
+
+        if dry_run:
+            found = noise(self.store)
+            return found if slugs is None else {s: found.get(s, "named") for s in slugs}
+        return self._curated(clean(self.store, slugs=slugs, actor=actor or _actor(), reason=reason))
+
+    def dedup_entities(self, *, actor: str | None = None) -> list[Any]:
+        """Merge entities sharing a normalised name into the most mentioned one (spec §2.12), one log step each."""
+        from .entities.curation import dedup  # noqa: PLC0415
+
+        return self._curated(dedup(self.store, actor=actor or _actor()))
+
+    def undo_entities(self, op_id: int | None = None, *, actor: str | None = None) -> Any:
+        """Undo one curation step (default: the latest active one), restoring what it replaced."""
+        from .entities.curation import undo  # noqa: PLC0415
+
+        return self._curated(undo(self.store, op_id, actor=actor or _actor()))
+
+    def entity_log(self) -> list[Any]:
+        """The `entity_merges` log, oldest first."""
+        return self.store.entity_ops()
+
+    def _curated(self, result: Any) -> Any:
+        self._after_write()
+        return result
+
     def export_json(self, path: str | Path) -> dict[str, int]:
         """Write every collection and edge to one JSON file."""
         from .wiki import export_json  # noqa: PLC0415
 
         return export_json(self.store, Path(path))
+
+
+def _actor() -> str:
+    """Who a curation step is logged as: the operating-system user."""
+    import getpass  # noqa: PLC0415
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"

@@ -6,7 +6,6 @@ Named errors are turned into one line on stderr and an exit code here, once:
 """
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,21 +13,10 @@ from typing import Any
 import click
 
 from .cli_edge import fail_cleanly
+from .cli_edge import open_atlas as _open
+from .cli_edge import print_json as _print_json
 
 ATLAS_HELP = "atlas directory or arangodb:// URL (default: $OHARA_ATLAS or ./atlas)"
-
-
-def _open(atlas: str | None, *, read_only: bool = False, **overrides: Any):  # type: ignore[no-untyped-def]
-    """Read commands pass `read_only=True`: no schema work, no write lock, no atlas made at a mistyped path."""
-    from .atlas import Atlas  # noqa: PLC0415
-
-    from .settings import Settings  # noqa: PLC0415 - `ohara --help` needs no settings
-
-    return Atlas.open(atlas, Settings.from_env(), read_only=read_only, **overrides)
-
-
-def _print_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -174,11 +162,13 @@ def stats(atlas: str | None, as_json: bool) -> None:
 @main.command()
 @click.option("--atlas", help=ATLAS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
+@click.option("--fix", is_flag=True, help="first repair what is mechanical (missing HAS_CHILD/BELONGS_TO, stale"
+                                          " counts and rollups, stale analytics), reporting each fix")
 @fail_cleanly
-def check(atlas: str | None, as_json: bool) -> None:
-    """Integrity check: edges, memberships, full-text index, duplicates. Exit 1 on errors."""
-    with _open(atlas, read_only=True) as a:
-        problems = a.check()
+def check(atlas: str | None, as_json: bool, fix: bool) -> None:
+    """Integrity check: edges, memberships, full-text index, duplicates, entity counts, analytics. Exit 1 on errors."""
+    with _open(atlas, read_only=not fix) as a:
+        problems = a.check(fix=fix)
     errors = [p for p in problems if p.severity == "error"]
     if as_json:
         _print_json([p.to_dict() for p in problems])
@@ -187,6 +177,26 @@ def check(atlas: str | None, as_json: bool) -> None:
             click.echo(f"{p.severity:<8} {p.code:<22} {p.detail}")
         click.echo("atlas is sound" if not errors else f"{len(errors)} problem(s)")
     sys.exit(1 if errors else 0)
+
+
+@main.command()
+@click.option("--atlas", help=ATLAS_HELP)
+@click.option("--method", type=click.Choice(["leiden", "louvain", "label_propagation"]), default=None,
+              help="community detection (default: OHARA_COMMUNITY_METHOD)")
+@click.option("--seed", type=int, default=None, help="seed of communities and k-means (default: OHARA_ANALYTICS_SEED)")
+@click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
+@fail_cleanly
+def analyze(atlas: str | None, method: str | None, seed: int | None, as_json: bool) -> None:
+    """Communities, paragraph clusters, Adamic-Adar links and knowledge gaps, stored in the atlas."""
+    with _open(atlas) as a:
+        report = a.analyze(method=method, seed=seed)
+    if as_json:
+        _print_json(report.to_dict())
+        return
+    for key, value in report.counts.items():
+        click.echo(f"{key:<22} {value}")
+    click.echo(f"{'modularity':<22} {report.params.get('modularity')}")
+    click.echo("seconds: " + ", ".join(f"{k} {v}" for k, v in report.seconds.items()))
 
 
 @main.command(name="ls")
@@ -421,7 +431,15 @@ def _register_eval_commands() -> None:
     main.add_command(reproduce_command, "reproduce")
 
 
+def _register_entity_commands() -> None:
+    """`ohara entities ...` lives with entity curation."""
+    from .entities.commands import entities  # noqa: PLC0415
+
+    main.add_command(entities, "entities")
+
+
 _register_eval_commands()
+_register_entity_commands()
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -82,3 +82,7 @@ class LLMError(OharaError):
 
 class OntologyError(OharaError):
     """The SUMO ontology files are missing or could not be built."""
+
+
+class CurationError(UsageError):
+    """An entity curation step cannot be done as asked (unknown entity, empty selection, undo out of order)."""

@@ -344,3 +344,59 @@ class Problem(Record):
     code: str  # DANGLING_EDGE, ORPHANED_NODE, FTS_MISMATCH, DUPLICATE_EDGE, ...
     severity: str  # error | warning
     detail: str
+
+
+# --------------------------------------------------------------------------- entity curation
+
+ENTITY_OPS = ("merge", "split", "rename", "clean", "dedup")
+
+
+@dataclass
+class NodeEntities(Record):
+    """The entity list of one paragraph or table, as curation reads and rewrites it."""
+
+    node_id: str
+    document_id: str
+    slugs: list[str] = field(default_factory=list)
+    types: list[str] = field(default_factory=list)
+    mention: dict[str, Any] = field(default_factory=dict)  # attributes of its MENTIONS edges
+
+
+@dataclass
+class EntityOp(Record):
+    """One entry of the `entity_merges` log: who changed the entity layer, when, why, and what it replaced."""
+
+    op: str  # merge | split | rename | clean | dedup
+    actor: str
+    reason: str = ""
+    target: str | None = None  # surviving or new slug (None for clean)
+    sources: list[str] = field(default_factory=list)  # slugs the operation took mentions from
+    before: dict[str, Any] = field(default_factory=dict)  # {"entities": [...], "nodes": [...]}: enough to undo
+    id: int = 0  # assigned by the store
+    ts: str = ""
+    undone_at: str | None = None
+    undone_by: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.undone_at is None
+
+
+@dataclass
+class EntityChange:
+    """What one curation step writes, applied by the store in one transaction.
+
+    Entity records are (re)written first, then every listed node gets its new
+    entity list; the store derives everything else (MENTIONS, co-occurrence,
+    RELATED_TO, counts, names, document rollups). `routes` send future mentions
+    of a slug elsewhere at ingest (`node_id` '' = every node; `to_slug` None = drop).
+    """
+
+    op: EntityOp | None = None  # appended to the log
+    undo: int | None = None  # marks this op undone and drops its routes
+    actor: str = ""  # who undoes it
+    entities: list[Entity] = field(default_factory=list)
+    nodes: list[NodeEntities] = field(default_factory=list)
+    routes: list[tuple[str, str, str | None]] = field(default_factory=list)  # (node_id | '', from_slug, to_slug)
+    links_remove: list[Edge] = field(default_factory=list)  # cross-document links a re-ingest wrote under the step
+    links_restore: list[Edge] = field(default_factory=list)  # and the ones it replaced

@@ -64,6 +64,11 @@ class Settings:
     chromium: str | None = _opt(None, "Chromium executable for `ohara capture` (unset = chromium or google-chrome on PATH)")
     capture_timeout_s: float = _opt(60.0, "seconds Chromium may take to render one page")
 
+    # --- graph analytics and entity curation ------------------------------------
+    auto_entity_dedup: bool = _opt(False, "after each ingest, merge entities sharing a normalised name (logged, undoable)")
+    community_method: str = _opt("leiden", "community detection for `analyze`: leiden | louvain | label_propagation")
+    analytics_seed: int = _opt(42, "seed of community detection and k-means (fixed for reproducible analytics)")
+
     # --- LLM -----------------------------------------------------------------
     llm: str = _opt("auto", "LLM provider: auto (gemini when GEMINI_API_KEY is set) | gemini | offline")
     gemini_api_key: str | None = _opt(None, "Gemini API key", env="GEMINI_API_KEY")

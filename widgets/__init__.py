@@ -14,6 +14,7 @@ _EXPORTS = {
     "QueryExplorer": "query_explorer",
     "IngestPanel": "ingest_panel",
     "AnalyticsPanel": "analytics_panel",
+    "EntityCurator": "entity_curator",
     "FlatList": "flat_list",
     "TaskTimer": "task_timer",
     "open_workbench_atlas": "workbench",

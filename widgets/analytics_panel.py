@@ -1,4 +1,5 @@
-"""`AnalyticsPanel`: corpus totals, feedback accuracy by rank, and the top-rated nodes.
+"""`AnalyticsPanel`: corpus totals, feedback accuracy by rank, the top-rated nodes, and the
+graph analytics (communities, surprising edges, clusters; `graph_views`).
 
 Feedback accuracy at rank r = positive / (positive + negative) over the
 thumbs given to results shown at rank r (the spec's `feedback` collection,
@@ -16,6 +17,7 @@ import ipywidgets as w
 
 from ohara_lab.render import shorten
 
+from .graph_views import graph_html
 from .html import STYLE, esc
 
 MAX_RANK = 20
@@ -82,7 +84,16 @@ class AnalyticsPanel(w.VBox):
         self.top = w.HTML()
         self.refresh_button = w.Button(description="refresh", icon="refresh")
         self.refresh_button.on_click(lambda _: self.refresh())
-        super().__init__(children=[w.HTML(STYLE), w.HBox([self.totals, self.refresh_button]), self.chart, self.top])
+        self.graph = w.HTML()
+        self.analyze_button = w.Button(description="analyze", icon="sitemap", tooltip="recompute graph analytics")
+        self.analyze_button.on_click(lambda _: self.analyze())
+        super().__init__(children=[w.HTML(STYLE), w.HBox([self.totals, self.refresh_button]), self.chart, self.top,
+                                   w.HBox([w.HTML("<b>Graph</b>"), self.analyze_button]), self.graph])
+        self.refresh()
+
+    def analyze(self) -> None:
+        """What the analyze button does: recompute the graph analytics, then redraw."""
+        self.atlas.analyze()
         self.refresh()
 
     def refresh(self) -> None:
@@ -106,3 +117,4 @@ class AnalyticsPanel(w.VBox):
             items.append(f"<li><b>+{p} / −{n}</b> {esc(label)} <code class=\"ohara-muted\">{esc(node)}</code></li>")
         self.top.value = (f"<b>Top-rated nodes</b><ol>{''.join(items)}</ol>" if items
                           else '<div class="ohara-muted">No feedback yet: rate results in the query explorer.</div>')
+        self.graph.value = graph_html(self.atlas)

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 from ..records import Document
+from ..store.common import frequency_order
 from .transform import Structure
 
 DESCRIPTION_WORDS = 25
@@ -15,18 +15,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 def rollup(document: Document, structure: Structure) -> None:
     """Frequency-ordered tags (index 0 = dominant) and entities, entity count, description."""
     nodes = [*structure.paragraphs, *structure.tables]
-    tags: Counter[str] = Counter()
-    ents: Counter[str] = Counter()
-    first_seen: dict[str, int] = {}
-    for pos, node in enumerate(nodes):
-        tags.update(set(node.sumo_tags))
-        ents.update(set(node.entity_slugs))
-        for t in [*node.sumo_tags, *node.entity_slugs]:
-            first_seen.setdefault(t, pos)
-    order = lambda c: sorted(c, key=lambda t: (-c[t], first_seen[t], t))  # noqa: E731
-    document.sumo_tags = order(tags)
-    document.entity_slugs = order(ents)
-    document.entity_count = len(ents)
+    # Tags and entities order alike; the store re-derives the entity list after curation.
+    document.sumo_tags = frequency_order(node.sumo_tags for node in nodes)
+    document.entity_slugs = frequency_order(node.entity_slugs for node in nodes)
+    document.entity_count = len(document.entity_slugs)
     if not document.description:
         document.description = describe(structure)
 

@@ -9,6 +9,9 @@
                  [#268bd2, #586e75, #657b83, #839496, #93a1a1, #cb4b16, #d33682][(L−1) mod 7]
     by_sumo      category colour of the node's first tag; else HASH_PALETTE[hash16(tag) mod 8];
                  else by type
+    by_community entities: hsl(community · 137.508° (the golden angle) mod 360, 65%, 55%); text nodes
+                 the colour of the community most of their entities belong to; without one
+                 #93a1a1; documents, sections and tags by type (not in the spec: `ohara analyze`)
 
 Choices the spec leaves open, made here: a level-0 section (Part) counts as
 level 1, as the original's `level || 1` did; a document whose dominant tag has
@@ -79,6 +82,7 @@ class NodeStyleKey:
     level: int | None = None  # sections only
     first_tag: str | None = None  # the node's own first SUMO tag (the tag itself for tag nodes)
     document_tag: str | None = None  # dominant tag of the node's document
+    community: int | None = None  # entity community (entities, text nodes) for by_community
 
 
 class Palette:
@@ -113,10 +117,28 @@ class Palette:
         return hex_to_rgb(HASH_PALETTE[string_hash16(key.first_tag) % len(HASH_PALETTE)])
 
 
+    def by_community(self, key: NodeStyleKey) -> RGB:
+        if key.kind not in ("entity", "paragraph", "figure", "table"):
+            return type_color(key.kind, key.level)
+        return community_color(key.community)
+
+
+GOLDEN_ANGLE = 137.508
+NO_COMMUNITY = "#93a1a1"
+
+
+def community_color(community: int | None) -> RGB:
+    """Distinct hues for community ids in any number (golden-angle steps); grey without a community."""
+    if community is None:
+        return hex_to_rgb(NO_COMMUNITY)
+    return hsl_to_rgb((community * GOLDEN_ANGLE) % 360, 0.65, 0.55)
+
+
 COLOR_MODES: dict[str, Callable[[Palette, NodeStyleKey], RGB]] = {
     "by_document": Palette.by_document,
     "by_type": Palette.by_type,
     "by_sumo": Palette.by_sumo,
+    "by_community": Palette.by_community,
 }
 
 

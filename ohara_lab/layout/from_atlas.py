@@ -9,6 +9,7 @@ one query per node.
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Iterable
 from typing import Any
 
@@ -48,7 +49,13 @@ def _document_input(doc: Any) -> DocumentInput:
     )
 
 
-def _text_input(row: dict[str, Any], position: int) -> TextNodeInput:
+def _dominant(slugs: Iterable[str], communities: dict[str, int]) -> int | None:
+    """The community most of a node's entities belong to (ties: the smaller id)."""
+    counts = Counter(communities[s] for s in slugs if s in communities)
+    return min(counts, key=lambda c: (-counts[c], c)) if counts else None
+
+
+def _text_input(row: dict[str, Any], position: int, communities: dict[str, int]) -> TextNodeInput:
     content = row.get("content") or row.get("caption") or row.get("markdown_representation") or ""
     return TextNodeInput(
         id=row["id"],
@@ -58,6 +65,7 @@ def _text_input(row: dict[str, Any], position: int) -> TextNodeInput:
         sumo_tags=tuple(row.get("sumo_tags") or ()),
         doc_position=position,
         label=shorten(content, LABEL_CHARS),
+        community=_dominant(row.get("entity_slugs") or (), communities),
     )
 
 
@@ -85,6 +93,8 @@ def map_input_from_atlas(
         docs = [d for d in docs if d.id in wanted]
 
     out = MapInput(documents=[_document_input(d) for d in docs])
+    # Entity communities of the last `ohara analyze` (empty before one), for the by_community colours.
+    communities = {k: int(v) for k, v in store.get_analytics("entity_community").items()}
     for doc in docs:
         rows = store.document_nodes(doc.id)
         for s in rows.get("sections", ()):
@@ -95,13 +105,14 @@ def map_input_from_atlas(
             ))
         texts = [*rows.get("paragraphs", ()), *rows.get("tables", ())]
         texts.sort(key=lambda r: int(r.get("doc_position") or 0))  # stable: ties keep paragraphs first
-        out.text_nodes += [_text_input(r, int(r.get("doc_position") or 0)) for r in texts]
+        out.text_nodes += [_text_input(r, int(r.get("doc_position") or 0), communities) for r in texts]
 
     kept_docs = {d.id for d in docs}
     for e in store.get_entities():
         in_view = [d for d in e.document_ids if d in kept_docs]
         if in_view:
-            out.entities.append(EntityInput(e.id, e.name, tuple(in_view), int(e.mention_count)))
+            out.entities.append(EntityInput(e.id, e.name, tuple(in_view), int(e.mention_count),
+                                            communities.get(e.slug)))
 
     present = kept_docs | {s.id for s in out.sections} | {t.id for t in out.text_nodes} | {e.id for e in out.entities}
     if relations:

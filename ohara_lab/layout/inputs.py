@@ -62,6 +62,7 @@ class TextNodeInput:
     sumo_tags: Sequence[str] = ()
     doc_position: int = 0  # reading order; ties keep input order
     label: str = ""
+    community: int | None = None  # the entity community most of its entities belong to (`ohara analyze`)
 
     def __post_init__(self) -> None:
         if self.kind not in TEXT_KINDS:
@@ -74,6 +75,7 @@ class EntityInput:
     name: str
     document_ids: Sequence[str] = ()
     mention_count: int = 0
+    community: int | None = None  # its community from `ohara analyze`, if any
 
 
 @dataclass(frozen=True)

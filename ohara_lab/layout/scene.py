@@ -166,11 +166,11 @@ def build_layout(
         picked = [i for i, t in enumerate(texts) if t.kind == kind]
         rows.add(kind, discs.text_xyz[picked], NODE_SIZES[kind], [texts[i].id for i in picked],
                  [texts[i].label or kind for i in picked], [txt_doc_rows[i] for i in picked],
-                 [NodeStyleKey(kind, None, _first(texts[i].sumo_tags), doc_tag[txt_doc_rows[i]])
+                 [NodeStyleKey(kind, None, _first(texts[i].sumo_tags), doc_tag[txt_doc_rows[i]], texts[i].community)
                   for i in picked])
     if "entity" in shown:
         rows.add("entity", ent.xyz, ent.sizes, [e.id for e in entities], [e.name for e in entities],
-                 [-1] * len(entities), [NodeStyleKey("entity")] * len(entities))
+                 [-1] * len(entities), [NodeStyleKey("entity", community=e.community) for e in entities])
     if "tag" in shown:
         rows.add("tag", tags.xyz, tags.sizes, [TAG_PREFIX + t for t in tag_names], list(tag_names),
                  [-1] * len(tag_names), [NodeStyleKey("tag", None, t) for t in tag_names])

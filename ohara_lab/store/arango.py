@@ -32,6 +32,7 @@ from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, Problem,
 from . import common
 from .arango_aql import first, hashed_key, key_of, next_seq, record, rows, valid_key
 from .arango_check import run_checks
+from .arango_curation import ArangoCurationMixin
 from .arango_connect import ArangoTarget, open_database, parse_url
 from .arango_schema import EDGES, NODE_COLLECTIONS, WRITE_COLLECTIONS, ensure_schema
 from .arango_search import ArangoSearchMixin
@@ -41,7 +42,7 @@ from .protocol import Linker
 LOCK_TIMEOUT_S = 60  # like SQLite's busy timeout: wait this long for another writer
 
 
-class ArangoStore(ArangoSearchMixin):
+class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
     """Graph store in one ArangoDB database (see the module docstring)."""
 
     def __init__(self, db: Any, *, location: str, client: ArangoClient | None = None,
@@ -123,6 +124,9 @@ class ArangoStore(ArangoSearchMixin):
         return found[0] if found else default
 
     # ------------------------------------------------------------------ write side
+    def _write_steps(self, txn: Any) -> WriteSteps:
+        return WriteSteps(txn, self.evergreen_threshold)
+
     def write_document(self, graph: DocumentGraph, *, replaces: Iterable[str] = (),
                        linker: Linker | None = None) -> None:
         check_keys(graph)
@@ -161,6 +165,8 @@ class ArangoStore(ArangoSearchMixin):
             steps = WriteSteps(txn, self.evergreen_threshold)
             steps.insert_edges(keep, None)
             steps.refresh_indegree({e.to_id for e in keep if e.relation == "SIMILAR_TO"})
+            if keep:
+                steps.bump_graph()
         return len(keep)
 
     def relation_degrees(self, ids: Iterable[str], relation: str) -> dict[str, int]:

@@ -83,3 +83,12 @@ def hashed_key(*parts: str) -> str:
 def record(doc: dict[str, Any]) -> dict[str, Any]:
     """A stored document as the plain record dict the SQLite store returns."""
     return {k: v for k, v in doc.items() if k not in SYSTEM_ATTRIBUTES and k not in PRIVATE_ATTRIBUTES}
+
+
+def bump(db: Any, key: str) -> None:
+    """Move a version counter in `meta` (readers cache by it)."""
+    rows(db, """
+        UPSERT {_key: @key}
+        INSERT {_key: @key, key: @key, value: 1}
+        UPDATE {value: OLD.value + 1}
+        IN meta""", {"key": key})

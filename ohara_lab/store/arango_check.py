@@ -54,6 +54,27 @@ _CHECKS: list[tuple[str, str, str, str, tuple[str, ...]]] = [
      " AND e._to == CONCAT(\"entities/\", b) AND e.relation == \"RELATED_TO\" RETURN e.attrs.count)"
      " FILTER total != NOT_NULL(stored, 0) LIMIT 50 RETURN [a, b, total]",
      "RELATED_TO {0} -> {1} should count {2}", ()),
+    ("ENTITY_SLUGS_MISMATCH", "error",
+     "FOR n IN @@coll LET listed = UNIQUE(NOT_NULL(n.entity_slugs, []))"
+     " LET mentioned = (FOR m IN node_entities FILTER m.node_id == n.id RETURN m.slug)"
+     " LET odd = APPEND(MINUS(listed, mentioned), MINUS(mentioned, listed))"
+     " FILTER LENGTH(odd) > 0 LIMIT 50 RETURN [n.id, odd[0], 'disagrees on']",
+     "{0} {2} entity {1} in its entity_slugs but MENTIONS disagrees", _TEXT_NODES),
+    ("ENTITY_TYPES_MISALIGNED", "error",
+     "FOR n IN @@coll FILTER LENGTH(NOT_NULL(n.entity_slugs, [])) != LENGTH(NOT_NULL(n.entity_types, []))"
+     " LIMIT 50 RETURN [n.id, LENGTH(n.entity_slugs), LENGTH(n.entity_types)]",
+     "{0} lists {1} entity slugs but {2} entity types", _TEXT_NODES),
+    ("ENTITY_DOCS_MISMATCH", "error",
+     "FOR e IN entities LET m = LENGTH(UNIQUE(FOR n IN node_entities FILTER n.slug == e.slug RETURN n.document_id))"
+     " FILTER LENGTH(NOT_NULL(e.document_ids, [])) != m LIMIT 50 RETURN [e.slug, LENGTH(e.document_ids), m]",
+     "entity {0} lists {1} documents, its mentions are in {2}", ()),
+    ("ROLLUP_STALE", "warning",
+     "FOR d IN documents LET listed = UNIQUE(NOT_NULL(d.entity_slugs, []))"
+     " LET mentioned = UNIQUE(FOR n IN node_entities FILTER n.document_id == d._id RETURN n.slug)"
+     " FILTER LENGTH(listed) != LENGTH(NOT_NULL(d.entity_slugs, [])) OR LENGTH(MINUS(listed, mentioned)) > 0"
+     " OR LENGTH(MINUS(mentioned, listed)) > 0"
+     " LIMIT 50 RETURN [d.id, LENGTH(listed), LENGTH(mentioned)]",
+     "document {0} rolls up {1} entities, its nodes mention {2}: `ohara check --fix` re-derives it", ()),
     ("VECTOR_ORPHAN", "error",
      "FOR v IN vectors FILTER DOCUMENT(v.node_id) == null LIMIT 50 RETURN [v.node_id, v.model]",
      "vector of missing node {0} ({1})", ()),

@@ -19,11 +19,12 @@ NODE_COLLECTIONS = ("documents", "sections", "paragraphs", "tables", "entities")
 EDGES = "edges"
 # Side collections: what SQLite keeps in side tables, so every primitive is one indexed AQL query.
 SIDE_COLLECTIONS = ("entity_names", "node_tags", "node_entities", "node_questions", "cooccur", "vectors", "meta",
-                    "feedback", "crawl")
+                    "feedback", "crawl", "entity_merges", "entity_routes", "routed_nodes", "routed_links", "analytics")
 DOCUMENT_COLLECTIONS = NODE_COLLECTIONS + SIDE_COLLECTIONS
 # Everything a document write or delete may touch (taken exclusively: one writer at a time, like SQLite).
 WRITE_COLLECTIONS = NODE_COLLECTIONS + (EDGES, "entity_names", "node_tags", "node_entities", "node_questions",
-                                        "cooccur", "vectors", "meta")
+                                        "cooccur", "vectors", "meta", "entity_merges", "entity_routes", "routed_nodes",
+                                        "routed_links")
 
 VIEW = "ohara_search"
 TEXT_FIELDS = {"paragraphs": "content", "sections": "title", "tables": "markdown_representation"}
@@ -74,6 +75,14 @@ INDEXES: tuple[tuple[str, tuple[str, ...], bool, bool], ...] = (
     ("feedback", ("node_id",), False, False),
     ("crawl", ("run", "state"), False, False),
     ("crawl", ("host",), False, False),
+    ("entity_merges", ("op_id",), True, False),
+    ("entity_routes", ("from_slug",), False, False),
+    ("entity_routes", ("from_key",), False, False),
+    ("entity_routes", ("op_id",), False, False),
+    ("routed_nodes", ("op_id",), False, False),
+    ("routed_nodes", ("document_id",), False, False),
+    ("routed_links", ("op_id", "document_id"), True, False),
+    ("analytics", ("kind", "key"), True, False),
 )
 
 

@@ -17,7 +17,8 @@ from ..errors import StoreError
 from ..ids import split_id
 from ..records import Document, DocumentGraph, Edge, Entity, utc_now
 from . import common
-from .arango_aql import chunks, first, hashed_key, key_of, next_seq, record, rows, valid_key
+from .arango_aql import bump, chunks, first, hashed_key, key_of, next_seq, record, rows, valid_key
+from .arango_curation import CurationQueries
 from .protocol import Linker, Overlap
 from .protocol import DuplicateDocument
 
@@ -34,7 +35,7 @@ def check_keys(graph: DocumentGraph) -> None:
                              " of letters, digits and _-:.@()+,=;$!*'%)")
 
 
-class WriteSteps:
+class WriteSteps(CurationQueries):
     """Document writes and deletes inside one transaction (`db` is a `TransactionDatabase`)."""
 
     def __init__(self, db: Any, evergreen_threshold: int):
@@ -43,6 +44,11 @@ class WriteSteps:
 
     # ------------------------------------------------------------------ write
     def write(self, graph: DocumentGraph, replaces: Iterable[str], linker: Linker | None) -> None:
+        slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
+        # Route targets as the atlas stands before a replaced document takes entities along with it.
+        known = self.route_targets(self.candidate_routes(slugs, {e.norm_key for e in graph.entities}))
+        prior = self.slugs_by_key({e.norm_key for e in graph.entities})
+        old_links = self.links_of(graph.document.id) if graph.document.id in replaces else []
         for doc_id in replaces:
             self.delete(doc_id)
         doc = graph.document
@@ -51,7 +57,8 @@ class WriteSteps:
                       {"key": key_of(doc.id), "hash": doc.file_hash}, 0)
         if taken:
             raise DuplicateDocument(doc.id)
-        common.rewrite_entity_slugs(graph, self._entity_mapping(graph.entities))
+        routed = common.curate_incoming(graph, self, known, prior)
+        common.refresh_rollup(doc, [n.entity_slugs for n in [*graph.paragraphs, *graph.tables]])
         self._insert_nodes(graph)
         self._upsert_entities(graph.entities)
         self.insert_edges(graph.edges, doc.id)
@@ -61,6 +68,7 @@ class WriteSteps:
         self.refresh_related(pairs)
         self.refresh_entities({e.slug for e in graph.entities})
         touched = {doc.id}
+        links: list[Edge] = []
         if linker is not None:
             links = linker(graph, LinkView(self.db, doc.id))
             self.insert_edges(links, None)
@@ -68,8 +76,12 @@ class WriteSteps:
         self.refresh_indegree(touched)
         if graph.vectors and graph.vector_model:
             self.put_vectors(graph.vector_model, graph.vectors, doc.id)
+        self.record_routed(routed)
+        if routed and doc.id in replaces:
+            self.record_links(set(routed), doc.id, old_links, links)
+        self.bump_graph()
 
-    def _entity_mapping(self, entities: list[Entity]) -> dict[str, str]:
+    def entity_mapping(self, entities: list[Entity]) -> dict[str, str]:
         """Incoming slug -> the oldest existing slug with the same norm_key (atlas-level dedup)."""
         if not entities:
             return {}
@@ -273,7 +285,7 @@ class WriteSteps:
             FOR e IN UNION_DISTINCT(owned, outgoing, incoming)
               REMOVE e IN edges""", {"doc": doc_id, "gone": gone})
         for collection in ("sections", "paragraphs", "tables", "node_tags", "node_entities", "node_questions", "cooccur",
-                           "vectors"):
+                           "vectors", "routed_nodes"):
             rows(self.db, "FOR n IN @@coll FILTER n.document_id == @doc REMOVE n IN @@coll",
                  {"@coll": collection, "doc": doc_id})
         rows(self.db, "REMOVE @key IN documents", {"key": key})
@@ -281,6 +293,7 @@ class WriteSteps:
         self.refresh_entities(info.get("slugs") or [])
         self.refresh_indegree(info.get("linked") or [])
         self.bump_vectors()
+        self.bump_graph()
         return True
 
     # ------------------------------------------------------------------ vectors
@@ -325,11 +338,7 @@ class WriteSteps:
 
     def bump_vectors(self) -> None:
         """Readers cache vector matrices by this counter (see `ArangoStore.vector_matrix`)."""
-        rows(self.db, """
-            UPSERT {_key: "vectors_version"}
-            INSERT {_key: "vectors_version", key: "vectors_version", value: 1}
-            UPDATE {value: OLD.value + 1}
-            IN meta""")
+        bump(self.db, "vectors_version")
 
 
 class LinkView:

@@ -4,11 +4,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, fields
 from itertools import combinations
-from typing import Any, Iterable, TypeVar
+from typing import Any, Callable, Iterable, TypeVar
 
 from ..dates import iso_bounds
 from ..ids import norm_key, split_id
-from ..records import Document, DocumentGraph, Edge, Entity
+from ..records import Document, DocumentGraph, Edge, Entity, NodeEntities
 
 # An entity mentioned by more than this many entities in one paragraph adds no
 # useful co-occurrence signal and would cost O(n^2) RELATED_TO pairs.
@@ -27,8 +27,11 @@ def rewrite_entity_slugs(graph: DocumentGraph, mapping: dict[str, str]) -> None:
     """Point the graph's mentions at existing atlas entities (same norm_key, other slug)."""
     if not mapping:
         return
+    table: Routes = {("", a): (b, 0) for a, b in mapping.items()}
     for node in list(graph.paragraphs) + list(graph.tables):
-        node.entity_slugs = _dedup([mapping.get(s, s) for s in node.entity_slugs])
+        if any(s in mapping for s in node.entity_slugs):  # types stay aligned with slugs
+            kept = routed(NodeEntities(node.id, graph.document.id, node.entity_slugs, node.entity_types), table)[0]
+            node.entity_slugs, node.entity_types = kept.slugs, kept.types
     for edge in graph.edges:
         if edge.relation == "MENTIONS":
             slug = split_id(edge.to_id)[1]
@@ -71,11 +74,26 @@ def mention_rows(graph: DocumentGraph) -> list[tuple[str, str, str]]:
 
 def cooccurrence(graph: DocumentGraph) -> Counter[tuple[str, str]]:
     """Entity pairs (a < b) co-occurring in a paragraph or table, counted per node."""
+    return cooccurrence_of(node.entity_slugs for node in [*graph.paragraphs, *graph.tables])
+
+
+def cooccurrence_of(lists: Iterable[list[str]]) -> Counter[tuple[str, str]]:
+    """Entity pairs (a < b) co-occurring in one node's entity list, counted per list."""
     pairs: Counter[tuple[str, str]] = Counter()
-    for node in list(graph.paragraphs) + list(graph.tables):
-        slugs = sorted(set(node.entity_slugs))[:MAX_ENTITIES_PER_PAIRING]
-        pairs.update(combinations(slugs, 2))
+    for slugs in lists:
+        pairs.update(combinations(sorted(set(slugs))[:MAX_ENTITIES_PER_PAIRING], 2))
     return pairs
+
+
+def frequency_order(lists: Iterable[list[str]]) -> list[str]:
+    """A document rollup (entities or tags): by how many of its nodes carry each, then first occurrence (spec §2.10-5)."""
+    counts: Counter[str] = Counter()
+    first_seen: dict[str, int] = {}
+    for pos, slugs in enumerate(lists):
+        counts.update(set(slugs))
+        for s in slugs:
+            first_seen.setdefault(s, pos)
+    return sorted(counts, key=lambda s: (-counts[s], first_seen[s], s))
 
 
 def merge_aliases(existing: Entity, incoming: Entity) -> list[str]:
@@ -170,3 +188,198 @@ def answers_same_edges(pairs: Iterable[tuple[str, str, str, str]]) -> list[Edge]
         if a != b:
             out.setdefault((a, b), Edge(a, b, ANSWERS_SAME, {"shared_query": text, "shared_query_norm": norm}))
     return list(out.values())
+
+
+# ---------------------------------------------------------------------------- entity curation
+
+# Edges the linker writes between documents (their endpoints are documents, their owner is none).
+LINK_RELATIONS = ("SIMILAR_TO", "CONTRADICTS", "PRECEDES")
+
+# (node id or '' for every node, from slug) -> (to slug or None = drop the mention, op id)
+Routes = dict[tuple[str, str], tuple[str | None, int]]
+MAX_ROUTE_HOPS = 64
+
+
+RouteRow = tuple[int, str, str, "str | None"]  # (op id, node id or '', from slug, to slug)
+
+
+def collect_routes(slugs: set[str], keys: dict[str, str],
+                   leaving: Callable[[list[str]], Iterable[RouteRow]],
+                   variants: Callable[[list[tuple[str, str]]], Iterable[RouteRow]]) -> Routes:
+    """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key), chains followed.
+
+    `leaving(slugs)` reads the routes leaving those slugs; `variants(pairs)` reads,
+    for (slug, norm_key) pairs whose slug is no entity, the routes of curated
+    entities with that norm_key (a spelling variant follows them, atlas-wide and
+    per node, the latest step winning per node), as rows whose from slug is the variant's.
+    """
+    routes: Routes = {}
+
+    def follow(start: set[str]) -> None:
+        todo, seen = set(start), {src for _, src in routes}
+        while todo - seen:
+            batch = sorted(todo - seen)
+            seen |= set(batch)
+            for op, node, src, dst in leaving(batch):
+                routes[(node, src)] = (dst, op)
+                if dst:
+                    todo.add(dst)
+
+    follow(set(slugs))
+    routed = {src for _, src in routes}
+    found = sorted(variants([(s, k) for s, k in sorted(keys.items()) if s not in routed]))
+    for op, node, slug, dst in found:
+        routes[(node, slug)] = (dst, op)
+    follow({dst for *_, dst in found if dst})
+    return routes
+
+
+def resolve(slug: str, node_id: str, routes: Routes) -> tuple[str | None, list[int]]:
+    """Where a mention of `slug` in `node_id` goes after every active curation step, and which steps sent it."""
+    ops: list[int] = []
+    for _ in range(MAX_ROUTE_HOPS):
+        step = routes.get((node_id, slug)) or routes.get(("", slug))
+        if step is None:
+            break
+        slug, op = step  # type: ignore[assignment]
+        ops.append(op)
+        if slug is None:
+            break
+    return slug, ops
+
+
+def routed(node: NodeEntities, routes: Routes) -> tuple[NodeEntities, list[int]]:
+    """A node's entity list with every route applied (a slug reached twice keeps its first place and type)."""
+    slugs: list[str] = []
+    types: list[str] = []
+    ops: list[int] = []
+    for i, slug in enumerate(node.slugs):
+        target, used = resolve(slug, node.node_id, routes)
+        ops += used
+        if target is not None and target not in slugs:
+            slugs.append(target)
+            types.append(node.types[i] if i < len(node.types) else "CONCEPT")
+    return NodeEntities(node.node_id, node.document_id, slugs, types, dict(node.mention)), _dedup(ops)
+
+
+def curate_incoming(graph: DocumentGraph, backend: Any, known: dict[str, Entity],
+                    prior: dict[str, list[str]]) -> dict[int, list[NodeEntities]]:
+    """Bring a document's entities in line with the atlas before it is written; returns pre-routing lists per step.
+
+    1. incoming slugs without a route of their own go to the atlas entity with
+       their norm_key (atlas-level dedup), so a spelling variant of a split entity
+       meets the split's node routes;
+    2. curation routes apply (`route_graph`);
+    3. what is still new meets the atlas by norm_key again.
+    The atlas is the one before a replaced document left it: `known` holds route
+    targets' records and `prior` the slug each norm_key had then, so re-ingesting
+    a document whose entities lived only in it gives what the first write gave.
+    `backend` provides `routed_slugs`, `routes_for` and `entity_mapping`.
+    """
+    def mapping(skip: set[str]) -> dict[str, str]:
+        found = backend.entity_mapping(graph.entities)
+        for e in graph.entities:
+            was = prior.get(e.norm_key) or []
+            if e.slug not in found and was and e.slug not in was:
+                found[e.slug] = was[0]
+        return {s: t for s, t in found.items() if s not in skip}
+
+    slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
+    rewrite_entity_slugs(graph, mapping(backend.routed_slugs(slugs)))
+    slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
+    routes = backend.routes_for(slugs, {e.slug: e.norm_key for e in graph.entities})
+    if not routes:
+        return {}  # nothing curated touches this document: the first mapping was the whole job
+    before = route_graph(graph, routes, known)
+    last = mapping(set())
+    rewrite_entity_slugs(graph, last)
+    return map_routed(before, last)
+
+
+def route_graph(graph: DocumentGraph, routes: Routes, known: dict[str, Entity]) -> dict[int, list[NodeEntities]]:
+    """Send the graph's mentions where curation steps route them; returns the pre-routing lists per step.
+
+    A merged entity's later mentions reach the survivor, whose names they bring
+    as aliases; a cleaned one's are dropped; a split-off node keeps its new
+    entity. A route's target is written back as the atlas knew it (`known`: its
+    record before this write), so re-ingesting a document keeps curated names.
+    """
+    if not routes:
+        return {}
+    entities = {e.slug: e for e in graph.entities}
+    mention_attrs = {e.from_id: e.attrs for e in graph.edges if e.relation == "MENTIONS"}
+    before: dict[int, list[NodeEntities]] = {}
+    changed: set[str] = set()
+    targets: dict[str, list[tuple[Entity, bool]]] = {}  # target slug -> (routed entity, brings its names)
+    for node in [*graph.paragraphs, *graph.tables]:
+        original = NodeEntities(node.id, graph.document.id, list(node.entity_slugs), list(node.entity_types),
+                                dict(mention_attrs.get(node.id, {})))
+        new, ops = routed(original, routes)
+        if new.slugs == original.slugs:
+            continue
+        for op in ops:
+            before.setdefault(op, []).append(original)
+        for old in original.slugs:
+            target = resolve(old, node.id, routes)[0]
+            if target is not None and target != old:
+                if old in entities:  # merges and renames bring names; a split does not
+                    targets.setdefault(target, []).append((entities[old], _global_path(old, node.id, routes)))
+        node.entity_slugs, node.entity_types = new.slugs, new.types
+        changed.add(node.id)
+    if not changed:
+        return {}
+    for target, sources in targets.items():
+        entities[target] = _target(target, entities.get(target), known.get(target), sources)
+    graph.edges = [e for e in graph.edges if not (e.relation == "MENTIONS" and e.from_id in changed)]
+    for node in [*graph.paragraphs, *graph.tables]:
+        if node.id in changed:
+            graph.edges += [Edge(node.id, "entities/" + s, "MENTIONS", dict(mention_attrs.get(node.id, {})))
+                            for s in node.entity_slugs]
+    live = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
+    graph.entities = [e for slug, e in entities.items() if slug in live]
+    return before
+
+
+def _global_path(slug: str, node_id: str, routes: Routes) -> bool:
+    """Does every hop from `slug` in this node follow an atlas-wide route (no split on the way)?"""
+    for _ in range(MAX_ROUTE_HOPS):
+        if (node_id, slug) in routes:
+            return False
+        step = routes.get(("", slug))
+        if step is None or step[0] is None:
+            return True
+        slug = step[0]
+    return True
+
+
+def map_routed(before: dict[int, list[NodeEntities]], mapping: dict[str, str]) -> dict[int, list[NodeEntities]]:
+    """Pre-routing lists as ingest would store them without the routes: same-norm_key slugs mapped to the atlas's."""
+    if not mapping:
+        return before
+    table: Routes = {("", a): (b, 0) for a, b in mapping.items()}
+    return {op: [routed(n, table)[0] for n in nodes] for op, nodes in before.items()}
+
+
+def _target(slug: str, own: Entity | None, known: Entity | None, sources: list[tuple[Entity, bool]]) -> Entity:
+    """The record a route target is written with: as the atlas knew it, gaining the routed names as aliases."""
+    base = known or own or sources[0][0]
+    out = Entity(**{**base.to_dict(), "id": "entities/" + slug, "slug": slug, "aliases": list(base.aliases)})
+    for extra in [own, *(e for e, brings in sources if brings)]:
+        if extra is not None and extra is not base:
+            out.aliases = merge_aliases(out, extra)
+    return out
+
+
+def refresh_rollup(document: Document, lists: Iterable[list[str]]) -> None:
+    """Re-derive a document's entity rollup from its nodes' current entity lists."""
+    document.entity_slugs = frequency_order(lists)
+    document.entity_count = len(document.entity_slugs)
+
+
+def node_mention_rows(nodes: Iterable[NodeEntities]) -> list[tuple[str, str, str, str]]:
+    """(node id, document id, slug, type) per mention; the first type of a repeated slug wins."""
+    rows: dict[tuple[str, str], tuple[str, str]] = {}
+    for n in nodes:
+        for i, slug in enumerate(n.slugs):
+            rows.setdefault((n.node_id, slug), (n.document_id, n.types[i] if i < len(n.types) else "CONCEPT"))
+    return [(nid, doc, slug, kind) for (nid, slug), (doc, kind) in rows.items()]

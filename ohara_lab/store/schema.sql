@@ -173,3 +173,60 @@ CREATE TABLE IF NOT EXISTS crawl (
 );
 CREATE INDEX IF NOT EXISTS crawl_run ON crawl(run, state);
 CREATE INDEX IF NOT EXISTS crawl_host ON crawl(host);
+
+-- Entity curation (merge, split, rename, clean, dedup): one row per step with the
+-- state it replaced, so `undo` restores it exactly; `undone_at` marks undone steps.
+CREATE TABLE IF NOT EXISTS entity_merges (
+    id        INTEGER PRIMARY KEY,
+    op        TEXT NOT NULL,
+    ts        TEXT NOT NULL,
+    actor     TEXT NOT NULL,
+    reason    TEXT NOT NULL DEFAULT '',
+    target    TEXT,
+    sources   TEXT NOT NULL,   -- JSON list of slugs
+    before    TEXT NOT NULL,   -- JSON {"entities": [...], "nodes": [...]}
+    undone_at TEXT,
+    undone_by TEXT
+);
+
+-- Where later mentions of a curated slug go at ingest: node_id '' = every node,
+-- to_slug NULL = dropped; from_key (the slug's norm_key) catches spelling variants.
+CREATE TABLE IF NOT EXISTS entity_routes (
+    op_id     INTEGER NOT NULL,
+    node_id   TEXT NOT NULL DEFAULT '',
+    from_slug TEXT NOT NULL,
+    from_key  TEXT NOT NULL,
+    to_slug   TEXT,
+    PRIMARY KEY (node_id, from_slug)
+);
+CREATE INDEX IF NOT EXISTS entity_routes_key ON entity_routes(from_key);
+CREATE INDEX IF NOT EXISTS entity_routes_op ON entity_routes(op_id);
+
+-- Entity lists of nodes written after a step, as extracted before its routes applied (for its undo).
+CREATE TABLE IF NOT EXISTS routed_nodes (
+    op_id       INTEGER NOT NULL,
+    node_id     TEXT NOT NULL,
+    document_id TEXT NOT NULL,
+    data        TEXT NOT NULL,
+    PRIMARY KEY (op_id, node_id)
+);
+CREATE INDEX IF NOT EXISTS routed_nodes_doc ON routed_nodes(document_id);
+
+-- Cross-document links (SIMILAR_TO, CONTRADICTS, PRECEDES) of a document re-ingested while a
+-- step routed its mentions: as they were first (old) and as that re-ingest wrote them (new).
+CREATE TABLE IF NOT EXISTS routed_links (
+    op_id       INTEGER NOT NULL,
+    document_id TEXT NOT NULL,
+    old         TEXT NOT NULL,
+    new         TEXT NOT NULL,
+    PRIMARY KEY (op_id, document_id)
+);
+
+-- Graph analytics (communities, clusters, Adamic-Adar, knowledge gaps): rows per kind,
+-- replaced as a whole by each `analyze`; the run's graph_version sits in meta.
+CREATE TABLE IF NOT EXISTS analytics (
+    kind  TEXT NOT NULL,
+    key   TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (kind, key)
+);

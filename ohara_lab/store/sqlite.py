@@ -30,6 +30,7 @@ from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, Problem,
 from . import common
 from .protocol import DuplicateDocument, Linker, Overlap
 from .sqlite_check import run_checks
+from .sqlite_curation import SqliteCurationMixin
 from .sqlite_search import SqliteSearchMixin
 
 SCHEMA_VERSION = 1
@@ -64,7 +65,7 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-class SqliteStore(SqliteSearchMixin):
+class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
     """Graph store in a single SQLite file (`<directory>/atlas.db`)."""
 
     def __init__(self, directory: str | Path, *, evergreen_threshold: int = 5, read_only: bool = False,
@@ -218,14 +219,20 @@ class SqliteStore(SqliteSearchMixin):
     def write_document(self, graph: DocumentGraph, *, replaces: Iterable[str] = (),
                        linker: Linker | None = None) -> None:
         replaces = [r for r in replaces if r]
+        slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
+        keys = {e.slug: e.norm_key for e in graph.entities}
         with self.transaction() as c:
+            # Route targets as the atlas stands before a replaced document takes entities along with it.
+            known = self._route_targets(self._candidate_routes(slugs, set(keys.values())))
+            prior = self._slugs_by_key(set(keys.values()))
+            old_links = self._links_of(graph.document.id) if graph.document.id in replaces else []
             for doc_id in replaces:
                 self._delete(doc_id)
             if c.execute("SELECT 1 FROM documents WHERE id=? OR file_hash=?",
                          (graph.document.id, graph.document.file_hash)).fetchone():
                 raise DuplicateDocument(graph.document.id)
-            stored = self._entity_rows([e.slug for e in graph.entities])
-            common.rewrite_entity_slugs(graph, self._entity_mapping(graph.entities, stored))
+            routed = common.curate_incoming(graph, self, known, prior)
+            common.refresh_rollup(graph.document, [n.entity_slugs for n in [*graph.paragraphs, *graph.tables]])
             self._insert_nodes(graph)
             self._upsert_entities(graph.entities, self._entity_rows([e.slug for e in graph.entities]))
             self._insert_edges(graph.edges, graph.document.id)
@@ -235,6 +242,7 @@ class SqliteStore(SqliteSearchMixin):
             self._refresh_related(pairs)
             self._refresh_entities({e.slug for e in graph.entities})
             touched = {graph.document.id}
+            links: list[Edge] = []
             if linker is not None:
                 links = linker(graph, _LinkView(self, graph.document.id))
                 self._insert_edges(links, None)
@@ -242,6 +250,10 @@ class SqliteStore(SqliteSearchMixin):
             self._refresh_indegree(touched)
             if graph.vectors and graph.vector_model:
                 self._put_vectors(graph.vector_model, graph.vectors, graph.document.id)
+            self._record_routed(routed)
+            if routed and graph.document.id in replaces:
+                self._record_links(set(routed), graph.document.id, old_links, links)
+            self._bump_graph()
 
     def _entity_rows(self, slugs: list[str]) -> dict[str, str]:
         """slug -> stored JSON of those entities already in the atlas (one query per 500 slugs)."""
@@ -251,8 +263,9 @@ class SqliteStore(SqliteSearchMixin):
                                          part).fetchall())
         return out
 
-    def _entity_mapping(self, entities: list[Entity], stored: dict[str, str]) -> dict[str, str]:
+    def entity_mapping(self, entities: list[Entity]) -> dict[str, str]:
         """Incoming slug -> existing slug with the same norm_key (atlas-level dedup)."""
+        stored = self._entity_rows([e.slug for e in entities])
         mapping: dict[str, str] = {}
         for ent in entities:
             if ent.slug in stored:
@@ -421,7 +434,7 @@ class SqliteStore(SqliteSearchMixin):
         c.execute("DELETE FROM edges WHERE from_id IN (SELECT id FROM _gone)")
         c.execute("DELETE FROM edges WHERE to_id IN (SELECT id FROM _gone)")
         for table in ("sections", "paragraphs", "tables", "node_tags", "node_entities", "node_questions", "cooccur",
-                      "vectors"):
+                      "vectors", "routed_nodes"):
             c.execute(f"DELETE FROM {table} WHERE document_id=?", (doc_id,))
         c.execute("DELETE FROM fts WHERE document_id=?", (doc_id,))
         c.execute("DELETE FROM documents WHERE id=?", (doc_id,))
@@ -429,6 +442,7 @@ class SqliteStore(SqliteSearchMixin):
         self._refresh_entities(slugs)
         self._refresh_indegree(linked)
         self._bump_vectors()
+        self._bump_graph()
         return True
 
     def update_edges(self, edges: Iterable[Edge]) -> int:
@@ -447,6 +461,8 @@ class SqliteStore(SqliteSearchMixin):
             keep = [e for e in edges if e.from_id in known and e.to_id in known]
             self._insert_edges(keep, None)
             self._refresh_indegree({e.to_id for e in keep if e.relation == "SIMILAR_TO"})
+            if keep:
+                self._bump_graph()
         return len(keep)
 
     def _existing(self, ids: set[str]) -> set[str]:
@@ -501,7 +517,11 @@ class SqliteStore(SqliteSearchMixin):
         return row[0]
 
     def _bump_vectors(self) -> None:
-        self._set_meta("vectors_version", (self.get_meta("vectors_version", 0) or 0) + 1)
+        self._bump("vectors_version")
+
+    def _bump(self, key: str) -> None:
+        """Move a version counter in meta (readers cache by it)."""
+        self._set_meta(key, (self.get_meta(key, 0) or 0) + 1)
 
     def vector_matrix(self, model: str) -> tuple[list[str], np.ndarray]:
         version = self.get_meta("vectors_version", 0)

@@ -61,6 +61,31 @@ _CHECKS: list[tuple[str, str, str, str]] = [
      "SELECT a, b, SUM(n) AS total FROM cooccur GROUP BY a, b HAVING total != COALESCE((SELECT json_extract(attrs, '$.count')"
      " FROM edges WHERE from_id = 'entities/' || a AND to_id = 'entities/' || b AND relation = 'RELATED_TO'), 0) LIMIT 50",
      "RELATED_TO {0} -> {1} should count {2}"),
+    ("ENTITY_SLUGS_MISMATCH", "error",
+     "SELECT p.id, j.value, 'lists' FROM paragraphs p, json_each(p.data, '$.entity_slugs') j WHERE NOT EXISTS"
+     " (SELECT 1 FROM node_entities n WHERE n.node_id = p.id AND n.slug = j.value)"
+     " UNION ALL SELECT t.id, j.value, 'lists' FROM tables t, json_each(t.data, '$.entity_slugs') j WHERE NOT EXISTS"
+     " (SELECT 1 FROM node_entities n WHERE n.node_id = t.id AND n.slug = j.value)"
+     " UNION ALL SELECT n.node_id, n.slug, 'does not list' FROM node_entities n"
+     " JOIN (SELECT id, data FROM paragraphs UNION ALL SELECT id, data FROM tables) x ON x.id = n.node_id"
+     " WHERE NOT EXISTS (SELECT 1 FROM json_each(x.data, '$.entity_slugs') j WHERE j.value = n.slug) LIMIT 50",
+     "{0} {2} entity {1} in its entity_slugs but MENTIONS disagrees"),
+    ("ENTITY_TYPES_MISALIGNED", "error",
+     "SELECT id, json_array_length(data, '$.entity_slugs'), json_array_length(data, '$.entity_types') FROM"
+     " (SELECT id, data FROM paragraphs UNION ALL SELECT id, data FROM tables)"
+     " WHERE json_array_length(data, '$.entity_slugs') != json_array_length(data, '$.entity_types') LIMIT 50",
+     "{0} lists {1} entity slugs but {2} entity types"),
+    ("ENTITY_DOCS_MISMATCH", "error",
+     "SELECT e.slug, json_array_length(e.data, '$.document_ids') AS k,"
+     " (SELECT COUNT(DISTINCT n.document_id) FROM node_entities n WHERE n.slug = e.slug) AS m"
+     " FROM entities e WHERE k != m LIMIT 50",
+     "entity {0} lists {1} documents, its mentions are in {2}"),
+    ("ROLLUP_STALE", "warning",
+     "SELECT d.id, json_array_length(d.data, '$.entity_slugs') AS k,"
+     " (SELECT COUNT(DISTINCT n.slug) FROM node_entities n WHERE n.document_id = d.id) AS m FROM documents d"
+     " WHERE k != m OR EXISTS (SELECT 1 FROM json_each(d.data, '$.entity_slugs') j WHERE NOT EXISTS"
+     " (SELECT 1 FROM node_entities n WHERE n.document_id = d.id AND n.slug = j.value)) LIMIT 50",
+     "document {0} rolls up {1} entities, its nodes mention {2}: `ohara check --fix` re-derives it"),
     ("VECTOR_ORPHAN", "error",
      "SELECT node_id, model FROM vectors WHERE node_id NOT IN (SELECT id FROM paragraphs UNION ALL SELECT id FROM sections"
      " UNION ALL SELECT id FROM tables UNION ALL SELECT id FROM documents) LIMIT 50",

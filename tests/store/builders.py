@@ -38,3 +38,34 @@ def make_graph(key: str, paragraphs: list[tuple[str, list[str], list[str]]], *, 
     graph.entities = list(entities.values())
     doc.entity_slugs = list(entities)
     return graph
+
+
+# Timestamps a re-ingest renews by design (an entity recreated with its document gets a new first_seen).
+VOLATILE = ("first_seen", "upload_time", "ts")
+
+
+def atlas_state(store, name_keys: set | None = None) -> dict:
+    """Everything an atlas holds about documents, nodes, entities and edges, in a comparable form.
+
+    Used to check that `undo` restores an atlas exactly; the curation log itself
+    and the version counters in meta are left out (they record history). Entity
+    names are read for `name_keys` (default: every name and alias of the current entities).
+    """
+    import json
+
+    from ohara_lab.store.common import name_keys as keys_of
+
+    def clean(d: dict) -> dict:
+        return {k: v for k, v in d.items() if k not in VOLATILE}
+
+    docs = sorted(store.list_documents(), key=lambda d: d.id)
+    nodes = {d.id: {k: [clean(n) for n in v] for k, v in store.document_nodes(d.id).items()} for d in docs}
+    ents = store.get_entities()
+    keys = sorted(name_keys if name_keys is not None else {k for e in ents for k in keys_of(e)})
+    return {
+        "documents": [clean(d.to_dict()) for d in docs],
+        "nodes": nodes,
+        "entities": [clean(e.to_dict()) for e in ents],
+        "names": store.entities_by_names(keys) if keys else {},
+        "edges": sorted((e.from_id, e.to_id, e.relation, json.dumps(e.attrs, sort_keys=True)) for e in store.edges()),
+    }

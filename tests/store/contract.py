@@ -356,3 +356,172 @@ def test_snapshot_reads_one_state_and_nests(store):
         assert store.get_document("documents/a1") is not None
     assert [len(nodes[t]) for t in ("sections", "paragraphs")] == [1, 1]
     store.delete_document("documents/a1")  # a write after the snapshot ended is not refused
+
+
+# ---------------------------------------------------------------------------- entity curation (every backend)
+
+
+def _lists(store, doc="a1"):
+    return {p["id"].rsplit("-", 1)[1]: p["entity_slugs"] for p in store.document_nodes(f"documents/{doc}")["paragraphs"]}
+
+
+def _three_docs(store):
+    store.write_document(make_graph("a1", [("Bitcoin and BTC.", [], ["Bitcoin", "BTC"]),
+                                           ("Satoshi wrote Bitcoin.", [], ["Satoshi", "Bitcoin"]),
+                                           ("BTC price.", [], ["BTC"])]))
+    store.write_document(make_graph("b2", [("BTC and Satoshi.", [], ["BTC", "Satoshi"])]))
+    store.write_document(make_graph("c3", [("Ethereum only.", [], ["Ethereum"])]))
+
+
+def test_merge_repoints_mentions_counts_and_rollups(store):
+    from ohara_lab.entities.curation import merge
+
+    _three_docs(store)
+    op = merge(store, ["btc"], "bitcoin", actor="tester", reason="same coin")
+    assert op.id >= 1 and store.entity_ops()[-1].actor == "tester"
+    assert {e.slug for e in store.get_entities()} == {"bitcoin", "satoshi", "ethereum"}
+    btc = store.get_entities(["bitcoin"])[0]
+    assert btc.mention_count == 4 and btc.document_ids == ["documents/a1", "documents/b2"] and "BTC" in btc.aliases
+    assert _lists(store) == {"00002": ["bitcoin"], "00003": ["satoshi", "bitcoin"], "00004": ["bitcoin"]}
+    assert store.get_document("documents/b2").entity_slugs == ["bitcoin", "satoshi"]
+    related = {(e.from_id, e.to_id): e.attrs["count"] for e in store.edges(relations=["RELATED_TO"])}
+    assert related == {("entities/bitcoin", "entities/satoshi"): 2}
+    assert {e.to_id for e in store.edges(relations=["MENTIONS"])} == \
+        {"entities/bitcoin", "entities/satoshi", "entities/ethereum"}
+    assert store.entities_by_names(["btc"]) == {"btc": ["bitcoin"]}
+    assert _sound(store) == [] and not [p for p in store.check() if p.code == "ROLLUP_STALE"]
+
+
+def test_undo_restores_the_atlas_exactly(store):
+    from ohara_lab.entities.curation import clean, merge, rename, split, undo
+
+    from .builders import atlas_state
+
+    _three_docs(store)
+    before = atlas_state(store)
+    keys = set(before["names"]) | {"ether", "bitcoinnetwork"}
+    steps = [lambda: merge(store, ["btc", "satoshi"], "bitcoin"),
+             lambda: split(store, "bitcoin", "Bitcoin Network", nodes=["paragraphs/a1-00003"]),
+             lambda: rename(store, "ethereum", "Ether"),
+             lambda: clean(store, slugs=["ether"])]
+    states = [before]
+    for step in steps:
+        step()
+        assert _sound(store) == []
+        states.append(atlas_state(store, keys))
+    for expected in reversed(states[:-1]):
+        undo(store)
+        assert atlas_state(store, keys) == expected
+        assert _sound(store) == []
+    assert all(not o.active for o in store.entity_ops())
+
+
+def test_reingest_after_merge_keeps_it_and_undo_restores(store):
+    from ohara_lab.entities.curation import merge, undo
+
+    from .builders import atlas_state
+
+    doc = lambda: make_graph("b2", [("BTC and Satoshi.", [], ["BTC", "Satoshi"])])  # noqa: E731
+    store.write_document(make_graph("a1", [("Bitcoin.", [], ["Bitcoin"])]))
+    store.write_document(doc())
+    before = atlas_state(store)
+    merge(store, ["btc"], "bitcoin")
+    store.write_document(doc(), replaces=["documents/b2"])
+    assert _lists(store, "b2") == {"00002": ["bitcoin", "satoshi"]}  # the re-ingested mention reaches the survivor
+    assert {e.slug for e in store.get_entities()} == {"bitcoin", "satoshi"}
+    assert _sound(store) == []
+    undo(store)
+    assert atlas_state(store) == before
+    assert _sound(store) == []
+
+
+def test_a_spelling_variant_follows_the_merge_and_its_undo(store):
+    from ohara_lab.entities.curation import merge, undo
+
+    from .builders import atlas_state
+
+    store.write_document(make_graph("a1", [("Bitcoin.", [], ["Bitcoin"]), ("BTC.", [], ["BTC"])]))
+    merge(store, ["btc"], "bitcoin")
+    store.write_document(make_graph("c3", [("B.T.C. is BTC.", [], ["B.T.C."])]))  # same norm_key as the merged BTC
+    assert _lists(store, "c3") == {"00002": ["bitcoin"]}
+    undo(store)
+    # where ingest sends it without the merge: to BTC, by norm_key
+    assert _lists(store, "c3") == {"00002": ["btc"]}
+    assert _sound(store) == []
+def test_undo_out_of_order_is_refused_when_steps_overlap(store):
+    from ohara_lab.entities.curation import merge, undo
+    from ohara_lab.errors import CurationError
+
+    _three_docs(store)
+    first = merge(store, ["btc"], "bitcoin")
+    merge(store, ["satoshi"], "bitcoin")
+    with pytest.raises(CurationError, match="first"):
+        undo(store, first.id)
+    undo(store)
+    undo(store, first.id)
+    with pytest.raises(CurationError, match="already undone"):
+        undo(store, first.id)
+    assert _sound(store) == []
+
+
+def test_clean_removes_noise_and_routes_it_away(store):
+    from ohara_lab.entities.curation import clean, noise
+
+    store.write_document(make_graph("a1", [("Hash and Alice.", [], ["a1b2c3d4e5f6a7b8c9d0e1f2", "Alice", "--"])]))
+    found = noise(store)
+    assert found["a1b2c3d4e5f6a7b8c9d0e1f2"] == "opaque identifier"
+    assert sorted(found.values()) == ["no letters in the name", "opaque identifier"]
+    op = clean(store)
+    assert [e.slug for e in store.get_entities()] == ["alice"]
+    assert op.before["reasons"]["a1b2c3d4e5f6a7b8c9d0e1f2"] == "opaque identifier"
+    store.write_document(make_graph("a1", [("Hash and Alice.", [], ["a1b2c3d4e5f6a7b8c9d0e1f2", "Alice", "--"])]),
+                         replaces=["documents/a1"])
+    assert [e.slug for e in store.get_entities()] == ["alice"]
+    assert _sound(store) == []
+
+
+def test_dedup_merges_same_norm_key_into_the_most_mentioned(store):
+    from ohara_lab.entities.curation import dedup
+
+    # two spellings new in one document are both stored; dedup folds them (spec §2.12)
+    store.write_document(make_graph("a1", [("GPLv3 here.", [], ["GPLv3"]), ("GPL v3 and GPL v3.", [], ["GPL v3"]),
+                                           ("GPL v3 again.", [], ["GPL v3"])]))
+    assert {e.slug for e in store.get_entities()} == {"gplv3", "gpl-v3"}
+    ops = dedup(store)
+    assert [(o.op, o.target, o.sources) for o in ops] == [("dedup", "gpl-v3", ["gplv3"])]
+    assert [(e.slug, e.mention_count) for e in store.get_entities()] == [("gpl-v3", 3)]
+    assert _sound(store) == []
+
+
+def test_analytics_rows_replace_as_a_whole(store):
+    store.put_analytics("communities", {"0": {"size": 2}, "1": {"size": 3}}, {"graph_version": 1})
+    store.put_analytics("communities", {"0": {"size": 5}}, {"graph_version": 2})
+    assert store.get_analytics("communities") == {"0": {"size": 5}}
+    assert store.get_analytics("communities", ["0", "9"]) == {"0": {"size": 5}}
+    assert store.get_meta("analytics.communities") == {"graph_version": 2}
+
+
+def test_graph_version_moves_with_every_change(store):
+    from ohara_lab.entities.curation import merge
+
+    v0 = store.get_meta("graph_version", 0)
+    store.write_document(make_graph("a1", [("Alice and Bob.", [], ["Alice", "Bob"])]))
+    v1 = store.get_meta("graph_version")
+    merge(store, ["bob"], "alice")
+    v2 = store.get_meta("graph_version")
+    store.delete_document("documents/a1")
+    assert v0 < v1 < v2 < store.get_meta("graph_version")
+
+
+def test_reingest_is_idempotent_when_an_entity_lives_only_in_that_document(store):
+    from .builders import atlas_state
+
+    # b2 spells one entity two ways; once a1 is gone, BTC lives only in b2
+    store.write_document(make_graph("a1", [("BTC.", [], ["BTC"])]))
+    doc = lambda: make_graph("b2", [("BTC here.", [], ["BTC"]), ("B.T.C. there.", [], ["B.T.C."])])  # noqa: E731
+    store.write_document(doc())
+    store.delete_document("documents/a1")
+    before = atlas_state(store)
+    store.write_document(doc(), replaces=["documents/b2"])
+    assert atlas_state(store) == before
+    assert [(e.slug, e.mention_count) for e in store.get_entities()] == [("btc", 2)]

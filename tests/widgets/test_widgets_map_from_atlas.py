@@ -98,7 +98,7 @@ def test_reads_in_bulk_one_call_per_document_not_per_node(atlas) -> None:
     store = CountingStore(atlas.store)
     mi = map_input_from_atlas(store)
     n_docs = len(mi.documents)
-    assert store.calls == Counter(list_documents=1, document_nodes=n_docs, get_entities=1, edges=1)
+    assert store.calls == Counter(list_documents=1, document_nodes=n_docs, get_entities=1, edges=1, get_analytics=1)
     assert mi.node_count() > 10 * n_docs  # many nodes, few reads
 
 
@@ -108,3 +108,21 @@ def test_the_layout_of_the_snapshot_places_every_node(atlas, ontology) -> None:
     assert len(layout) >= mi.node_count()  # + the top SUMO tags
     assert len(layout.discs.document_ids) == len(mi.documents)
     assert layout.timeline.tick_labels  # dated documents give a ruler
+
+
+def test_by_community_colours_follow_the_stored_communities(atlas, ontology) -> None:
+    pytest.importorskip("networkx")
+    from ohara_lab.layout.colors import NO_COMMUNITY, community_color, hex_to_rgb
+
+    assert {e.community for e in map_input_from_atlas(atlas).entities} == {None}  # nothing analysed yet
+    atlas.analyze()
+    mi = map_input_from_atlas(atlas)
+    membership = atlas.store.get_analytics("entity_community")
+    fsf = next(e for e in mi.entities if e.id == "entities/free-software-foundation")
+    assert fsf.community == membership["free-software-foundation"]
+    layout = build_layout(mi, ontology, color_mode="by_community")
+    assert tuple(layout.colors[layout.index_of(fsf.id)]) == pytest.approx(community_color(fsf.community))
+    loose = next(t for t in mi.text_nodes if t.community is None)
+    assert tuple(layout.colors[layout.index_of(loose.id)]) == pytest.approx(hex_to_rgb(NO_COMMUNITY))
+    tagged = next(t for t in mi.text_nodes if t.community is not None)
+    assert tuple(layout.colors[layout.index_of(tagged.id)]) == pytest.approx(community_color(tagged.community))

@@ -1,0 +1,340 @@
+"""Entity curation and analytics storage of `SqliteStore`.
+
+`apply_entity_change` rewrites the entity lists of the given nodes in one
+transaction and re-derives from them everything else that depends on entities:
+MENTIONS edges, the `node_entities` side rows, per-document co-occurrence and
+RELATED_TO counts, entity counts and names, and the documents' entity rollups.
+The curation logic (what a merge or an undo changes) lives in
+`ohara_lab.entities.curation`, identical for every backend.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any, Iterable, Iterator
+
+from ..records import Document, Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
+from . import common
+
+TEXT_NODE_TABLES = ("paragraphs", "tables")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class SqliteCurationMixin:
+    conn: sqlite3.Connection
+
+    def transaction(self) -> Any:  # provided by SqliteStore
+        raise NotImplementedError
+
+    def _q(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:  # provided by SqliteStore
+        raise NotImplementedError
+
+    def _refresh_related(self, pairs: Iterable[tuple[str, str]]) -> None:  # provided by SqliteStore
+        raise NotImplementedError
+
+    def _refresh_entities(self, slugs: Iterable[str]) -> None:  # provided by SqliteStore
+        raise NotImplementedError
+
+    def _refresh_indegree(self, ids: Iterable[str]) -> None:  # provided by SqliteStore
+        raise NotImplementedError
+
+    def _set_meta(self, key: str, value: Any) -> None:  # provided by SqliteStore
+        raise NotImplementedError
+
+    def _bump(self, key: str) -> None:  # provided by SqliteStore
+        raise NotImplementedError
+
+    def get_meta(self, key: str, default: Any = None) -> Any:  # provided by SqliteStore
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ versions
+    def _bump_graph(self) -> None:
+        """Every change to nodes, edges or entities moves `graph_version` (analytics compare against it)."""
+        self._bump("graph_version")
+
+    # ------------------------------------------------------------------ reading the entity layer
+    def entity_nodes(self, *, slugs: Iterable[str] | None = None,
+                     node_ids: Iterable[str] | None = None) -> list[NodeEntities]:
+        """Entity lists of the paragraphs and tables mentioning any of `slugs` (or listed in `node_ids`)."""
+        ids: set[str] = set(node_ids or ())
+        for chunk in _chunks(sorted(set(slugs or ())), 900):
+            marks = ",".join("?" * len(chunk))
+            ids |= {r[0] for r in self._q(f"SELECT node_id FROM node_entities WHERE slug IN ({marks})", chunk)}
+        return self._node_lists(sorted(ids))
+
+    def _node_lists(self, ids: list[str]) -> list[NodeEntities]:
+        out: list[NodeEntities] = []
+        for table in TEXT_NODE_TABLES:
+            members = [i for i in ids if i.startswith(table + "/")]
+            for chunk in _chunks(members, 900):
+                marks = ",".join("?" * len(chunk))
+                for nid, doc, data in self._q(f"SELECT id, document_id, data FROM {table} WHERE id IN ({marks})",
+                                              chunk):
+                    row = json.loads(data)
+                    out.append(NodeEntities(nid, doc, list(row.get("entity_slugs") or []),
+                                            list(row.get("entity_types") or []), self._mention_attrs(nid)))
+        return sorted(out, key=lambda n: n.node_id)
+
+    def _mention_attrs(self, node_id: str) -> dict[str, Any]:
+        row = self.conn.execute("SELECT attrs FROM edges WHERE from_id=? AND relation='MENTIONS' LIMIT 1",
+                                (node_id,)).fetchone()
+        return json.loads(row[0]) if row else {}
+
+    def entity_ops(self) -> list[EntityOp]:
+        """The `entity_merges` log, oldest first (undone steps included, marked by `undone_at`)."""
+        rows = self._q("SELECT id, op, ts, actor, reason, target, sources, before, undone_at, undone_by"
+                       " FROM entity_merges ORDER BY id")
+        return [EntityOp(op=r[1], actor=r[3], reason=r[4], target=r[5], sources=json.loads(r[6]),
+                         before=json.loads(r[7]), id=r[0], ts=r[2], undone_at=r[8], undone_by=r[9]) for r in rows]
+
+    def entity_routes(self) -> list[tuple[int, str, str, str | None]]:
+        """Active routes as (op id, node id or '', from slug, to slug or None)."""
+        return [(r[0], r[1], r[2], r[3]) for r in
+                self._q("SELECT op_id, node_id, from_slug, to_slug FROM entity_routes ORDER BY op_id, node_id, from_slug")]
+
+    def routed_nodes(self, op_id: int) -> list[NodeEntities]:
+        """Entity lists, as extracted, of nodes written after step `op_id` whose mentions it routed."""
+        rows = self._q("SELECT data FROM routed_nodes WHERE op_id=? ORDER BY node_id", (op_id,))
+        return [common.from_dict(NodeEntities, json.loads(r[0])) for r in rows]
+
+    # ------------------------------------------------------------------ routing at ingest
+    def routed_slugs(self, slugs: set[str]) -> set[str]:
+        """Those of `slugs` that some curation step routes (in any node)."""
+        out: set[str] = set()
+        for chunk in _chunks(sorted(slugs), 900):
+            marks = ",".join("?" * len(chunk))
+            out |= {r[0] for r in self.conn.execute(f"SELECT DISTINCT from_slug FROM entity_routes"
+                                                     f" WHERE from_slug IN ({marks})", chunk)}
+        return out
+
+    def _candidate_routes(self, slugs: set[str], keys: set[str]) -> common.Routes:
+        """Every route a document with these slugs and norm_keys might take, chains followed."""
+        found = set(slugs)
+        for chunk in _chunks(sorted(keys), 900):
+            marks = ",".join("?" * len(chunk))
+            found |= {r[0] for r in self.conn.execute(f"SELECT from_slug FROM entity_routes WHERE from_key IN ({marks})",
+                                                       chunk)}
+        return self.routes_for(found, {})
+
+    def routes_for(self, slugs: set[str], keys: dict[str, str]) -> common.Routes:
+        """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key), chains followed."""
+        return common.collect_routes(slugs, keys, self._routes_leaving, self._variant_routes)
+
+    def _routes_leaving(self, slugs: list[str]) -> list[common.RouteRow]:
+        out: list[common.RouteRow] = []
+        for chunk in _chunks(slugs, 900):
+            out += [tuple(r) for r in self._q(f"SELECT op_id, node_id, from_slug, to_slug FROM entity_routes"
+                                              f" WHERE from_slug IN ({','.join('?' * len(chunk))})", chunk)]
+        return out
+
+    def _variant_routes(self, pairs: list[tuple[str, str]]) -> list[common.RouteRow]:
+        out: list[common.RouteRow] = []
+        if not self.conn.execute("SELECT 1 FROM entity_routes LIMIT 1").fetchone():
+            return out  # nothing curated: ingest pays one query
+        for slug, key in pairs:
+            if self.conn.execute("SELECT 1 FROM entities WHERE slug=?", (slug,)).fetchone():
+                continue
+            out += [(op, node, slug, dst) for op, node, dst in self.conn.execute(
+                "SELECT op_id, node_id, to_slug FROM entity_routes WHERE from_key=? AND from_slug != ?"
+                " ORDER BY op_id", (key, slug))]
+        return out
+
+    def _route_targets(self, routes: common.Routes) -> dict[str, Entity]:
+        """Current records of the entities the routes lead to."""
+        wanted = sorted({dst for dst, _ in routes.values() if dst})
+        found: dict[str, Entity] = {}
+        for chunk in _chunks(wanted, 900):
+            marks = ",".join("?" * len(chunk))
+            found.update({r[0]: common.from_dict(Entity, json.loads(r[1])) for r in self.conn.execute(
+                f"SELECT slug, data FROM entities WHERE slug IN ({marks})", chunk)})
+        return found
+
+    def _slugs_by_key(self, keys: set[str]) -> dict[str, list[str]]:
+        """norm_key -> slugs of the entities with it, oldest first (the first is where ingest maps a new spelling)."""
+        out: dict[str, list[str]] = {}
+        for chunk in _chunks(sorted(keys), 900):
+            marks = ",".join("?" * len(chunk))
+            for key, slug in self.conn.execute(f"SELECT norm_key, slug FROM entities WHERE norm_key IN ({marks})"
+                                               f" ORDER BY rowid", chunk):
+                out.setdefault(key, []).append(slug)
+        return out
+
+    def _norm_keys(self, slugs: set[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for chunk in _chunks(sorted(slugs), 900):
+            marks = ",".join("?" * len(chunk))
+            out.update({r[0]: r[1] for r in self.conn.execute(
+                f"SELECT slug, norm_key FROM entities WHERE slug IN ({marks})", chunk)})
+        return out
+
+    def _record_routed(self, before: dict[int, list[NodeEntities]]) -> None:
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO routed_nodes(op_id, node_id, document_id, data) VALUES (?,?,?,?)",
+            [(op, n.node_id, n.document_id, _dumps(n.to_dict())) for op, nodes in before.items() for n in nodes])
+
+    def _links_of(self, doc_id: str) -> list[Edge]:
+        return [Edge(r[0], r[1], r[2], json.loads(r[3])) for r in self.conn.execute(
+            f"SELECT from_id, to_id, relation, attrs FROM edges WHERE (from_id=? OR to_id=?) AND relation IN"
+            f" ({','.join('?' * len(common.LINK_RELATIONS))}) ORDER BY rowid", (doc_id, doc_id, *common.LINK_RELATIONS))]
+
+    def _record_links(self, ops: set[int], doc_id: str, old: list[Edge], new: list[Edge]) -> None:
+        """Keep the links a document had before the first re-ingest under each step, and the latest ones it got."""
+        self.conn.executemany(
+            "INSERT INTO routed_links(op_id, document_id, old, new) VALUES (?,?,?,?)"
+            " ON CONFLICT(op_id, document_id) DO UPDATE SET new=excluded.new",
+            [(op, doc_id, _dumps([e.to_dict() for e in old]), _dumps([e.to_dict() for e in new])) for op in sorted(ops)])
+
+    def routed_links(self, op_id: int) -> list[tuple[list[Edge], list[Edge]]]:
+        """(links before, links after) of each document re-ingested while step `op_id` routed its mentions, in the order of those re-ingests."""
+        rows = self._q("SELECT old, new FROM routed_links WHERE op_id=? ORDER BY rowid", (op_id,))
+        return [([Edge(**e) for e in json.loads(r[0])], [Edge(**e) for e in json.loads(r[1])]) for r in rows]
+
+    def _swap_links(self, remove: list[Edge], restore: list[Edge]) -> None:
+        for e in remove:
+            self.conn.execute("DELETE FROM edges WHERE from_id=? AND to_id=? AND relation=?", (e.from_id, e.to_id, e.relation))
+        ends = {i for e in restore for i in (e.from_id, e.to_id)}
+        present = {r[0] for r in self.conn.execute(
+            f"SELECT id FROM documents WHERE id IN ({','.join('?' * len(ends))})", sorted(ends))} if ends else set()
+        self.conn.executemany(
+            "INSERT INTO edges(from_id, to_id, relation, document_id, attrs) VALUES (?,?,?,NULL,?)"
+            " ON CONFLICT(from_id, to_id, relation) DO UPDATE SET attrs=excluded.attrs",
+            [(e.from_id, e.to_id, e.relation, _dumps(e.attrs)) for e in restore
+             if e.from_id in present and e.to_id in present])
+        self._refresh_indegree({i for e in [*remove, *restore] for i in (e.from_id, e.to_id)})
+
+    # ------------------------------------------------------------------ applying a change
+    def apply_entity_change(self, change: EntityChange) -> int:
+        """Apply one curation step atomically; returns the id of the log entry written (or undone)."""
+        with self.transaction():
+            op_id = self._log(change)
+            keys = self._norm_keys({src for _, src, _ in change.routes})
+            for ent in change.entities:
+                self._put_entity(ent)
+            touched = {e.slug for e in change.entities}
+            docs: set[str] = set()
+            for node in change.nodes:
+                touched |= self._set_node(node)
+                docs.add(node.document_id)
+            self._recount_documents(docs)
+            self._refresh_entities(touched)
+            if change.links_remove or change.links_restore:
+                self._swap_links(change.links_remove, change.links_restore)
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO entity_routes(op_id, node_id, from_slug, from_key, to_slug) VALUES (?,?,?,?,?)",
+                [(op_id, node, src, keys.get(src) or src, dst) for node, src, dst in change.routes])
+            self._bump_graph()
+        return op_id
+
+    def _log(self, change: EntityChange) -> int:
+        if change.undo is not None:
+            self.conn.execute("UPDATE entity_merges SET undone_at=?, undone_by=? WHERE id=?",
+                              (utc_now(), change.actor, change.undo))
+            self.conn.execute("DELETE FROM entity_routes WHERE op_id=?", (change.undo,))
+            self.conn.execute("DELETE FROM routed_nodes WHERE op_id=?", (change.undo,))
+            self.conn.execute("DELETE FROM routed_links WHERE op_id=?", (change.undo,))
+            return change.undo
+        op = change.op
+        if op is None:
+            return 0
+        cur = self.conn.execute(
+            "INSERT INTO entity_merges(op, ts, actor, reason, target, sources, before) VALUES (?,?,?,?,?,?,?)",
+            (op.op, op.ts or utc_now(), op.actor, op.reason, op.target, _dumps(op.sources), _dumps(op.before)))
+        return int(cur.lastrowid or 0)
+
+    def _put_entity(self, ent: Entity) -> None:
+        """Write an entity record as given (counts are re-derived); its names follow its name and aliases."""
+        self.conn.execute(
+            "INSERT INTO entities(id, slug, norm_key, name, type, mention_count, data) VALUES (?,?,?,?,?,?,?)"
+            " ON CONFLICT(slug) DO UPDATE SET norm_key=excluded.norm_key, name=excluded.name, type=excluded.type,"
+            " data=excluded.data",
+            (ent.id, ent.slug, ent.norm_key, ent.name, ent.type, ent.mention_count, _dumps(ent.to_dict())))
+        self.conn.execute("DELETE FROM entity_names WHERE slug=?", (ent.slug,))
+        self.conn.executemany("INSERT OR IGNORE INTO entity_names(norm_key, slug) VALUES (?,?)",
+                              [(k, ent.slug) for k in common.name_keys(ent)])
+
+    def _set_node(self, node: NodeEntities) -> set[str]:
+        """Give one node a new entity list; returns every slug whose counts may have changed."""
+        table = node.node_id.partition("/")[0]
+        if table not in TEXT_NODE_TABLES:
+            return set()
+        row = self.conn.execute(f"SELECT data FROM {table} WHERE id=?", (node.node_id,)).fetchone()
+        if row is None:
+            return set()
+        data = json.loads(row[0])
+        old = set(data.get("entity_slugs") or [])
+        data["entity_slugs"], data["entity_types"] = list(node.slugs), list(node.types)
+        self.conn.execute(f"UPDATE {table} SET data=? WHERE id=?", (_dumps(data), node.node_id))
+        self.conn.execute("DELETE FROM node_entities WHERE node_id=?", (node.node_id,))
+        self.conn.executemany("INSERT INTO node_entities(node_id, document_id, slug, type) VALUES (?,?,?,?)",
+                              common.node_mention_rows([node]))
+        self.conn.execute("DELETE FROM edges WHERE from_id=? AND relation='MENTIONS'", (node.node_id,))
+        self.conn.executemany(
+            "INSERT INTO edges(from_id, to_id, relation, document_id, attrs) VALUES (?,?,'MENTIONS',?,?)",
+            [(node.node_id, "entities/" + s, node.document_id, _dumps(node.mention)) for s in dict.fromkeys(node.slugs)])
+        return old | set(node.slugs)
+
+    def _recount_documents(self, doc_ids: Iterable[str]) -> None:
+        """Co-occurrence, RELATED_TO and the entity rollup of documents whose nodes changed."""
+        pairs: set[tuple[str, str]] = set()
+        for doc_id in sorted(set(doc_ids)):
+            lists = self._document_lists(doc_id)
+            pairs |= {(r[0], r[1]) for r in self.conn.execute("SELECT a, b FROM cooccur WHERE document_id=?", (doc_id,))}
+            self.conn.execute("DELETE FROM cooccur WHERE document_id=?", (doc_id,))
+            counted = common.cooccurrence_of(lists)
+            self.conn.executemany("INSERT INTO cooccur(document_id, a, b, n) VALUES (?,?,?,?)",
+                                  [(doc_id, a, b, n) for (a, b), n in counted.items()])
+            pairs |= set(counted)
+            row = self.conn.execute("SELECT data FROM documents WHERE id=?", (doc_id,)).fetchone()
+            if row is not None:
+                doc = common.from_dict(Document, json.loads(row[0]))
+                common.refresh_rollup(doc, lists)
+                self.conn.execute("UPDATE documents SET data=? WHERE id=?", (_dumps(doc.to_dict()), doc_id))
+        self._refresh_related(pairs)
+
+    def _document_lists(self, doc_id: str) -> list[list[str]]:
+        """Entity lists of a document's paragraphs then tables, in reading order (as the ingest rollup reads them)."""
+        lists: list[list[str]] = []
+        for table in TEXT_NODE_TABLES:
+            for (data,) in self.conn.execute(f"SELECT data FROM {table} WHERE document_id=? ORDER BY doc_position",
+                                             (doc_id,)):
+                lists.append(list(json.loads(data).get("entity_slugs") or []))
+        return lists
+
+    def rederive_entities(self, document_ids: Iterable[str] | None = None) -> int:
+        """Re-derive co-occurrence, RELATED_TO, entity counts and rollups from the nodes' entity lists; returns documents done."""
+        with self.transaction():
+            docs = sorted(document_ids) if document_ids is not None else \
+                [r[0] for r in self.conn.execute("SELECT id FROM documents ORDER BY id")]
+            self._recount_documents(docs)
+            slugs = {r[0] for r in self.conn.execute("SELECT slug FROM entities UNION SELECT slug FROM node_entities")}
+            self._refresh_entities(slugs)
+            self._bump_graph()
+        return len(docs)
+
+    # ------------------------------------------------------------------ analytics
+    def put_analytics(self, kind: str, rows: dict[str, Any], info: dict[str, Any]) -> None:
+        """Replace every row of one analytics kind, and its run info, in one transaction."""
+        with self.transaction() as c:
+            c.execute("DELETE FROM analytics WHERE kind=?", (kind,))
+            c.executemany("INSERT INTO analytics(kind, key, value) VALUES (?,?,?)",
+                          [(kind, str(k), _dumps(v)) for k, v in rows.items()])
+            self._set_meta("analytics." + kind, info)
+
+    def get_analytics(self, kind: str, keys: Iterable[str] | None = None) -> dict[str, Any]:
+        """Rows of one analytics kind (all, or those with the given keys)."""
+        if keys is None:
+            found = self._q("SELECT key, value FROM analytics WHERE kind=?", (kind,))
+        else:
+            found = []
+            for chunk in _chunks(sorted(set(keys)), 900):
+                found += self._q(f"SELECT key, value FROM analytics WHERE kind=? AND key IN ({','.join('?' * len(chunk))})",
+                                 [kind, *chunk])
+        return {r[0]: json.loads(r[1]) for r in found}
+
+
+def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]

@@ -1,0 +1,129 @@
+"""Any sequence of merges, splits, renames, cleans, re-ingests and undos keeps `ohara check` clean,
+and undoing the latest step restores the atlas exactly (a hypothesis state machine on a real SqliteStore)."""
+from __future__ import annotations
+
+import shutil
+import tempfile
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from ohara_lab.entities import curation
+from ohara_lab.errors import CurationError
+from ohara_lab.ids import norm_key
+from ohara_lab.store.sqlite import SqliteStore
+from tests.store.builders import atlas_state, make_graph
+
+NAMES = ["Alice", "Bob", "Carol", "BTC", "Bitcoin", "B.T.C.", "Satoshi"]
+NEW = [f"Entity {i}" for i in range(40)]
+DOCS = {
+    "a1": [("Alice and Bob.", ["Alice", "Bob"]), ("Bitcoin by Satoshi.", ["Bitcoin", "Satoshi"]), ("BTC.", ["BTC"])],
+    "b2": [("Bob, Carol, BTC.", ["Bob", "Carol", "BTC"]), ("B.T.C. and Alice.", ["B.T.C.", "Alice"])],
+    "c3": [("Carol and Satoshi.", ["Carol", "Satoshi"]), ("Bitcoin, BTC, Bob.", ["Bitcoin", "BTC", "Bob"])],
+}
+KEYS = {norm_key(n) for n in NAMES + NEW}
+
+
+def graph(key: str):
+    return make_graph(key, [(text, [], names) for text, names in DOCS[key]])
+
+
+class CurationHistory(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.dir = tempfile.mkdtemp(prefix="ohara-curation-")
+        self.store = SqliteStore(self.dir)
+        for key in DOCS:
+            self.store.write_document(graph(key))
+        self.history: list[tuple[int, dict, bool]] = []  # (step id, state before it, undo must restore it exactly)
+        self.fresh = iter(NEW)
+
+    def teardown(self) -> None:
+        self.store.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def _slugs(self) -> list[str]:
+        return [e.slug for e in self.store.get_entities()]
+
+    def _do(self, step) -> None:  # type: ignore[no-untyped-def]
+        before = atlas_state(self.store, KEYS)
+        try:
+            op = step()
+        except CurationError:
+            assert atlas_state(self.store, KEYS) == before  # a refused step changes nothing
+            return
+        if op is not None:
+            self.history.append((op.id, before, True))
+
+    @precondition(lambda self: len(self._slugs()) >= 2)
+    @rule(data=st.data())
+    def merge(self, data) -> None:  # type: ignore[no-untyped-def]
+        slugs = self._slugs()
+        target = data.draw(st.sampled_from(slugs))
+        sources = data.draw(st.lists(st.sampled_from([s for s in slugs if s != target]), min_size=1, max_size=2,
+                                     unique=True))
+        self._do(lambda: curation.merge(self.store, sources, target))
+
+    @precondition(lambda self: bool(self._slugs()))
+    @rule(data=st.data())
+    def split(self, data) -> None:  # type: ignore[no-untyped-def]
+        slug = data.draw(st.sampled_from(self._slugs()))
+        nodes = [n.node_id for n in self.store.entity_nodes(slugs=[slug])]
+        chosen = data.draw(st.lists(st.sampled_from(nodes), min_size=1, unique=True))
+        self._do(lambda: curation.split(self.store, slug, next(self.fresh), nodes=chosen))
+
+    @precondition(lambda self: bool(self._slugs()))
+    @rule(data=st.data())
+    def rename(self, data) -> None:  # type: ignore[no-untyped-def]
+        slug = data.draw(st.sampled_from(self._slugs()))
+        self._do(lambda: curation.rename(self.store, slug, next(self.fresh)))
+
+    @precondition(lambda self: bool(self._slugs()))
+    @rule(data=st.data())
+    def clean(self, data) -> None:  # type: ignore[no-untyped-def]
+        slug = data.draw(st.sampled_from(self._slugs()))
+        self._do(lambda: curation.clean(self.store, slugs=[slug]))
+
+    @rule(key=st.sampled_from(sorted(DOCS)))
+    def reingest(self, key: str) -> None:
+        before = atlas_state(self.store, KEYS)
+        self.store.write_document(graph(key), replaces=[f"documents/{key}"])
+        # the same content re-ingested under the active steps' routes changes nothing
+        assert atlas_state(self.store, KEYS) == before
+
+    @precondition(lambda self: bool(self.history))
+    @rule()
+    def undo_latest(self) -> None:
+        op_id, before, exact = self.history.pop()
+        undone = curation.undo(self.store)
+        assert undone.id == op_id
+        if exact:
+            assert atlas_state(self.store, KEYS) == before
+
+    @precondition(lambda self: bool(self.history))
+    @rule(data=st.data())
+    def undo_any(self, data) -> None:  # type: ignore[no-untyped-def]
+        i = data.draw(st.integers(0, len(self.history) - 1))
+        op_id = self.history[i][0]
+        state = atlas_state(self.store, KEYS)
+        try:
+            curation.undo(self.store, op_id)
+        except CurationError:
+            assert atlas_state(self.store, KEYS) == state
+            return
+        if i == len(self.history) - 1 and self.history[i][2]:
+            assert atlas_state(self.store, KEYS) == self.history[i][1]
+        # later steps were applied on top of this one: their "before" no longer describes a reachable state
+        self.history = self.history[:i] + [(o, s, False) for o, s, _ in self.history[i + 1:]]
+
+    @invariant()
+    def check_is_clean(self) -> None:
+        problems = [f"{p.code}: {p.detail}" for p in self.store.check()
+                    if p.severity == "error" or p.code == "ROLLUP_STALE"]
+        assert problems == []
+
+
+CurationHistory.TestCase.settings = settings(max_examples=25, stateful_step_count=12, deadline=None,
+                                             suppress_health_check=[HealthCheck.too_slow])
+test_curation_history = CurationHistory.TestCase
