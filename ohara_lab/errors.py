@@ -63,6 +63,15 @@ class NotFoundError(OharaError):
         super().__init__(f"no such {what} in the atlas")
 
 
+class ExportError(OharaError):
+    """An export could not be written; whatever was at the target before is still there."""
+
+    def __init__(self, path: str | Path, reason: str):
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
 class StoreError(OharaError):
     """The graph store refused an operation or is unreachable."""
 

@@ -82,9 +82,27 @@ def question_key(text: str) -> str:
     return " ".join(kept.split())
 
 
+# File systems allow 255 bytes per name; a slug leaves room for "-12" and ".md".
+MAX_SLUG_BYTES = 120
+
+
 def wiki_slug(text: str) -> str:
-    """Slug for wiki file names: lowercase, spaces to '-', non-word dropped, '--' collapsed."""
+    """Slug for wiki file names: lowercase, spaces to '-', non-word dropped, '--' collapsed, capped."""
     s = _ascii_fold(text).strip().lower().replace(" ", "-")
     s = re.sub(r"[^\w-]", "", s)
     s = re.sub(r"-{2,}", "-", s).strip("-")
-    return s or "untitled"
+    return cap_slug(s or "untitled")
+
+
+def cap_slug(slug: str, max_bytes: int = MAX_SLUG_BYTES) -> str:
+    """`slug` if it fits in `max_bytes` of UTF-8, else its longest prefix that does plus '-' and 8 hex of its hash.
+
+    The hash keeps two long names that share a prefix apart; the cut never
+    splits a character (a CJK character is three bytes).
+    """
+    raw = slug.encode("utf-8")
+    if len(raw) <= max_bytes:
+        return slug
+    digest = hashlib.sha1(raw).hexdigest()[:8]
+    head = raw[: max_bytes - len(digest) - 1].decode("utf-8", "ignore").rstrip("-")
+    return f"{head}-{digest}"

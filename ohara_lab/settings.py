@@ -69,6 +69,12 @@ class Settings:
     community_method: str = _opt("leiden", "community detection for `analyze`: leiden | louvain | label_propagation")
     analytics_seed: int = _opt(42, "seed of community detection and k-means (fixed for reproducible analytics)")
 
+    # --- input limits: what a hostile or broken file may cost ---------------
+    max_unpacked_mb: float = _opt(256.0, "refuse DOCX/EPUB archives whose members unpack to more than this many MiB")
+    max_unpack_ratio: float = _opt(100.0, "refuse archives with a member inflating more than this many times (zip bombs)")
+    max_pdf_pages: int = _opt(10000, "refuse PDFs with more pages than this")
+    ner_max_chars: int = _opt(10000, "entity extraction reads longer paragraphs in pieces of at most this many characters")
+
     # --- LLM -----------------------------------------------------------------
     llm: str = _opt("auto", "LLM provider: auto (gemini when GEMINI_API_KEY is set) | gemini | offline")
     gemini_api_key: str | None = _opt(None, "Gemini API key", env="GEMINI_API_KEY")

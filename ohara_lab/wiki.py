@@ -4,19 +4,28 @@ Fixes over the original: tables are rendered (it wrote "[Table content omitted]"
 equal titles get distinct file names instead of overwriting each other, an empty
 title becomes "untitled", and the target directory is only wiped when it is a wiki
 this exporter wrote (marker file), never an arbitrary folder.
+
+File names are slugs capped by UTF-8 bytes (`ids.cap_slug`), so a 300-character
+title or a long CJK heading cannot exceed the file system's 255-byte limit;
+`index` is reserved in every folder. The wiki is written into a hidden sibling
+folder and moved into place when complete, so a failure leaves the previous
+export (or nothing) at the target, never half a wiki.
 """
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from .errors import UsageError
-from .ids import split_id, wiki_slug
+from .errors import ExportError, UsageError
+from .ids import cap_slug, split_id, wiki_slug
 
 MARKER = ".ohara-wiki"
+INDEX = "index"  # every folder's index.md; no document, section or entity may take the name
 
 
 def _unique(slug: str, used: set[str]) -> str:
@@ -27,13 +36,22 @@ def _unique(slug: str, used: set[str]) -> str:
     return out
 
 
-def _prepare(directory: Path) -> None:
-    if directory.exists() and any(directory.iterdir()):
-        if not (directory / MARKER).exists():
-            raise UsageError(f"{directory} is not empty and was not written by `ohara export`; choose another directory")
-        shutil.rmtree(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / MARKER).write_text("written by ohara export; the directory is rebuilt on every export\n")
+def _check_target(directory: Path) -> None:
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"{directory} is a file; give `ohara export` a directory for the wiki")
+    if directory.is_dir() and any(directory.iterdir()) and not (directory / MARKER).exists():
+        raise UsageError(f"{directory} is not empty and was not written by `ohara export`; choose another directory")
+
+
+def _move_into_place(staging: Path, directory: Path) -> None:
+    """Replace `directory` (absent, empty or an earlier export) with the finished `staging` folder."""
+    if not directory.exists():
+        staging.rename(directory)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old-", dir=directory.parent))
+    os.rename(directory, old / "wiki")
+    staging.rename(directory)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def _front(title: str, tags: list[str], aliases: list[str] | None = None) -> str:
@@ -44,8 +62,29 @@ def _front(title: str, tags: list[str], aliases: list[str] | None = None) -> str
 
 
 def export_wiki(store: Any, directory: Path) -> dict[str, int]:
-    """Write index.md, documents/<doc>/{index,<section>}.md and entities/*.md; returns file counts."""
-    _prepare(directory)
+    """Write index.md, documents/<doc>/{index,<section>}.md and entities/*.md; returns file counts.
+
+    All or nothing: ExportError (one line) when the wiki cannot be written, and the
+    target is left as it was.
+    """
+    directory = Path(directory)
+    _check_target(directory)
+    staging: Path | None = None
+    try:
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.new-", dir=directory.parent))
+        counts = _write_wiki(store, staging)
+        _move_into_place(staging, directory)
+    except OSError as e:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        where = f" ({Path(e.filename).name})" if e.filename else ""
+        raise ExportError(directory, f"cannot write the wiki: {e.strerror or e}{where}") from e
+    return counts
+
+
+def _write_wiki(store: Any, directory: Path) -> dict[str, int]:
+    (directory / MARKER).write_text("written by ohara export; the directory is rebuilt on every export\n")
     docs = store.list_documents()
     doc_slugs: dict[str, str] = {}
     used: set[str] = set()
@@ -71,7 +110,7 @@ def _export_document(store: Any, root: Path, doc: Any, doc_slugs: dict[str, str]
     folder = root / "documents" / doc_slugs[doc.id]
     folder.mkdir(parents=True, exist_ok=True)
     nodes = store.document_nodes(doc.id)
-    used: set[str] = {"index"}
+    used: set[str] = {INDEX}
     section_slugs = {s["id"]: _unique(wiki_slug(s["title"]), used) for s in nodes["sections"]}
     lines = [_front(doc.title, ["document"]), f"# {doc.title}", "",
              f"- source: `{doc.source_file}` ({doc.parser_engine})",
@@ -116,10 +155,17 @@ def _related_documents(store: Any, doc_id: str, doc_slugs: dict[str, str], title
     return out
 
 
+def entity_files(entities: list[Any]) -> dict[str, str]:
+    """Entity slug -> file name (no .md): capped, never `index`, unique, stable across exports."""
+    used = {INDEX}
+    return {slug: _unique(cap_slug(slug), used) for slug in sorted(e.slug for e in entities)}
+
+
 def _export_entities(store: Any, root: Path, entities: list[Any], mentions: dict[str, list[str]]) -> int:
     folder = root / "entities"
     folder.mkdir(parents=True, exist_ok=True)
     names = {e.slug: e.name for e in entities}
+    files = entity_files(entities)
     related: dict[str, list[str]] = defaultdict(list)
     for e in store.edges(relations=["RELATED_TO"]):
         a, b = split_id(e.from_id)[1], split_id(e.to_id)[1]
@@ -133,11 +179,12 @@ def _export_entities(store: Any, root: Path, entities: list[Any], mentions: dict
                  "## Mentioned in", ""] + [f"- {m}" for m in mentions.get(ent.slug, [])]
         if related.get(ent.slug):
             lines += ["", "## Related Entities", ""]
-            lines += [f"- [[entities/{s}|{names.get(s, s)}]]" for s in sorted(set(related[ent.slug]))]
-        (folder / f"{ent.slug}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+            lines += [f"- [[entities/{files.get(s, cap_slug(s))}|{names.get(s, s)}]]"
+                      for s in sorted(set(related[ent.slug]))]
+        (folder / f"{files[ent.slug]}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     index = [_front("Entities", ["index"]), "# Entities", ""]
     for kind in sorted(by_type):
-        index += [f"## {kind}", ""] + [f"- [[entities/{e.slug}|{e.name}]]"
+        index += [f"## {kind}", ""] + [f"- [[entities/{files[e.slug]}|{e.name}]]"
                                         for e in sorted(by_type[kind], key=lambda e: e.name.lower())] + [""]
     (folder / "index.md").write_text("\n".join(index), encoding="utf-8")
     return len(entities)
@@ -153,6 +200,21 @@ def export_json(store: Any, path: Path) -> dict[str, int]:
             out[table] += rows
     out["entities"] = [e.to_dict() for e in store.get_entities()]
     out["edges"] = [e.to_dict() for e in store.edges()]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(out, ensure_ascii=False), encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write_whole(path, json.dumps(out, ensure_ascii=False))
+    except OSError as e:
+        raise ExportError(path, f"cannot write the JSON export: {e.strerror or e}") from e
     return {k: len(v) for k, v in out.items()}
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """Write `text` to a hidden sibling, then rename it over `path`: the file is complete or absent."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

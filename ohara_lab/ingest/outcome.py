@@ -35,7 +35,7 @@ def guarded(source: str, timer: Timer, work: Callable[[], T]) -> T | FileOutcome
         reason = e.reason if isinstance(e, IngestError) else str(e)
         return FileOutcome(source, "failed", None, reason, timings_s=timer.totals)
     except Exception as e:  # a bug must not abort a batch; the atlas is untouched
-        log.exception("ingest of %s failed", source)
+        log.debug("ingest of %s failed", source, exc_info=True)  # one line below; the traceback only in debug logs
         return FileOutcome(source, "failed", None, f"internal error: {type(e).__name__}: {e}",
                            timings_s=timer.totals)
 

@@ -228,7 +228,10 @@ def _from_filename(path: str, today: date) -> _Candidate | None:
 # --------------------------------------------------------------------------- coverage
 
 _CODE_FENCE = re.compile(r"```.*?```|~~~.*?~~~", re.DOTALL)
-_NOISE = re.compile(r"`[^`\n]*`|\]\([^)]*\)|(?:https?://|www\.)\S+|\S+@\S+")
+# Link targets stop at the next "(" (one level of parentheses allowed) and an
+# address is matched from the start of its token: "](" without ")" scanned to the
+# end, or "\S+@" tried at every position of a long token, is quadratic in its length.
+_NOISE = re.compile(r"`[^`\n]*`|\]\((?:[^()\n]|\([^()\n]*\))*\)|(?:https?://|www\.)\S+|(?<!\S)\S+@\S+")
 _YEAR_MENTION = re.compile(
     r"(?P<iso>(?<![\w.])(?P<iy>\d{4})-\d{2}-\d{2}(?!\d))"
     r"|(?P<range>(?<![\w.,/$€£¥#-])(?P<r1>\d{4})\s?[–—-]\s?(?P<r2>\d{4}|\d{2})(?![\w%]|[.,]\d|-\d))"

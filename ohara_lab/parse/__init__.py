@@ -1,7 +1,8 @@
 """Any supported file → Markdown (`parse_file`), the first stage of ingest (spec §2.3).
 
 Every fault becomes `ParseError(path, reason)` with a one-line reason: missing or
-empty files, files over `Settings.max_file_mb`, bytes that do not match the
+empty files, files over `Settings.max_file_mb`, input whose parsing would cost
+more than the settings allow (zip bombs, PDF page amplification), bytes that do not match the
 extension, corrupt or encrypted containers and files without extractable text.
 Parsers write page breaks as `-----` lines and headings as ATX `#` lines, the two
 things the chunker reads.
@@ -40,6 +41,7 @@ def parse_bytes(path: str | Path, data: bytes, fmt: Format) -> ParsedDocument:
     sniff.not_empty(path, data)
     try:
         fmt.sniff(path, data)
+        fmt.check_cost(path, data, settings)
         doc = fmt.parser()(path, data)
     except ParseError:
         raise

@@ -24,6 +24,9 @@ _KEEP_CHROME_INSIDE = ("article", "section")
 _EXTERNAL = ("http://", "https://", "mailto:")
 _PREFORMATTED = ("pre", "textarea")
 _WHITESPACE = re.compile(r"\s+")
+# markdownify converts recursively, about three Python frames per level: deeper
+# trees are flattened first (`_flatten_deep`), which keeps their text.
+MAX_DEPTH = 64
 
 
 class _Converter(MarkdownConverter):
@@ -86,7 +89,42 @@ def clean(soup: BeautifulSoup) -> Tag:
                 node.insert_before(NavigableString(collapsed))
     for node in doomed:
         node.extract()
-    return soup.body or soup
+    root = soup.body or soup
+    _flatten_deep(root, MAX_DEPTH)
+    return root
+
+
+def _flatten_deep(root: Tag, max_depth: int) -> None:
+    """Replace each element deeper than `max_depth` by the leaves inside it; the text stays in place.
+
+    Leaves are elements without child elements (a paragraph of plain text, a link)
+    and loose text, in reading order, so the deepest content keeps its own markup
+    and only the nesting above it goes. Iterative, and each node is moved at most
+    once: the tree may be thousands of levels deep.
+    """
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        for child in [c for c in node.contents if isinstance(c, Tag)]:
+            if depth + 1 <= max_depth:
+                stack.append((child, depth + 1))
+            elif any(isinstance(c, Tag) for c in child.contents):
+                child.replace_with(*_leaves(child))
+
+
+def _leaves(node: Tag) -> list[PageElement]:
+    """Loose strings and childless elements under `node`, in reading order, detached."""
+    out: list[PageElement] = []
+    stack: list[PageElement] = list(reversed(node.contents))
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Tag) and any(isinstance(c, Tag) for c in item.contents):
+            stack.extend(reversed(item.contents))
+        else:
+            out.append(item)
+    for item in out:
+        item.extract()
+    return out
 
 
 def _inside(node: PageElement, names: tuple[str, ...]) -> bool:

@@ -10,6 +10,7 @@ import zipfile
 from pathlib import Path
 
 from ..errors import ParseError
+from .archive import read_capped
 
 _SIGNATURES = (
     (b"%PDF-", "a PDF"),
@@ -21,6 +22,8 @@ _SIGNATURES = (
     (b"7z\xbc\xaf", "a 7z archive"),
 )
 
+# [Content_Types].xml lists a few dozen part types; anything near this size is not a DOCX.
+_CONTENT_TYPES_CAP = 1 << 20
 # Readers accept %PDF- anywhere in the first KiB and %%EOF in the last KiB; we allow
 # a little more slack at the end for writers that append padding.
 _PDF_HEADER_WINDOW = 1024
@@ -100,7 +103,7 @@ def docx(path: Path, data: bytes) -> None:
         names = set(archive.namelist())
         if "[Content_Types].xml" not in names:
             raise ParseError(path, "a zip archive but not a DOCX (no [Content_Types].xml)")
-        types = archive.read("[Content_Types].xml")
+        types = read_capped(path, archive, "[Content_Types].xml", _CONTENT_TYPES_CAP)
     if b"wordprocessingml.document.main" not in types and b"ms-word.document" not in types:
         raise ParseError(path, "a zip archive but not a DOCX (no Word document part)")
 

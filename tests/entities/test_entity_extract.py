@@ -49,6 +49,7 @@ class _FakeNLP:
     """Stands in for a spaCy pipeline: fixed entity spans, so the mapping path runs without a model."""
 
     meta = {"lang": "en", "name": "fake", "version": "0.0"}
+    max_length = 1_000_000  # spaCy's default
 
     def __init__(self, spans):
         self.spans = spans
@@ -173,3 +174,47 @@ def test_deterministic_and_batch_independent(name: str) -> None:
     again = ex.get_extractor(name).extract(SENTENCES)
     alone = [extractor.extract([s])[0] for s in SENTENCES]
     assert first == again == alone
+
+
+# --------------------------------------------------------------------------- issue 12: one huge paragraph
+
+
+def test_pieces_cut_at_whitespace_within_the_limit() -> None:
+    text = " ".join(f"word{i}" for i in range(5000))
+    parts = ex.pieces(text, 1000)
+    assert "".join(parts) == text and all(len(p) <= 1000 for p in parts) and len(parts) > 30
+    assert all(p.endswith(" ") for p in parts[:-1])  # no word is cut in two
+    blob = "x" * 2500  # no whitespace at all: hard cuts
+    assert ex.pieces(blob, 1000) == ["x" * 1000, "x" * 1000, "x" * 500]
+    assert ex.pieces("short", 1000) == ["short"]
+
+
+def test_spans_bookkeeping_refuses_any_overlap() -> None:
+    spans = ex._Spans(100)
+    spans.claim(10, 20, "DATE")
+    spans.claim(30, 31, None)
+    assert spans.free(0, 10) and spans.free(20, 30) and spans.free(31, 100)
+    assert not spans.free(19, 25) and not spans.free(5, 11) and not spans.free(0, 100) and not spans.free(30, 31)
+    assert spans.found == [(10, 20, "DATE", [])]
+
+
+@pytest.mark.parametrize("name", ["rules", pytest.param("spacy", marks=needs_spacy)])
+def test_a_paragraph_longer_than_ner_max_chars_is_read_in_pieces(name: str) -> None:
+    filler = "the tide came in and the tide went out again " * 40  # ~1.8k characters without names
+    text = filler + "Alice Smith arrived in Paris. " + filler * 10 + "Bob Jones left Berlin. " + filler
+    extractor = ex.get_extractor(name, max_chars=2000)
+    (found,) = extractor.extract([text])
+    names = {m.canonical for m in found}
+    assert {"Alice Smith", "Bob Jones"} <= names, names  # mentions from the first and a later piece
+    assert all(len(m.context) <= 200 for m in found)
+
+
+@needs_spacy
+def test_spacy_reads_a_paragraph_over_its_max_length() -> None:
+    """spaCy raised E088 (a traceback, issue 12) on texts over its max_length (1,000,000 characters)."""
+    extractor = ex.get_extractor("spacy")
+    # Few, long tokens: over a million characters that spaCy still reads in seconds.
+    text = "Alice Smith lives in Paris. " + ("x" * 999 + " ") * 1100
+    assert len(text) > extractor._nlp.max_length
+    (found,) = extractor.extract([text])
+    assert ("Alice Smith", "PERSON") in _pairs(found)
