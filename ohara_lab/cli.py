@@ -6,21 +6,34 @@ Named errors are turned into one line on stderr and an exit code here, once:
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from .cli_edge import fail_cleanly
+from .cli_edge import fail_cleanly, say
 from .cli_edge import open_atlas as _open
 from .cli_edge import print_json as _print_json
 
 ATLAS_HELP = "atlas directory or arangodb:// URL (default: $OHARA_ATLAS or ./atlas)"
 
 
+def _use_env_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    # Settings are built in many places (commands, eval workers, notebooks run by
+    # papermill); the variable reaches all of them, the option only this process.
+    if value is not None:
+        os.environ["OHARA_ENV_FILE"] = str(value.resolve())
+        click.echo(f"ohara: settings read from {value.resolve()}", err=True)
+    return value
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="ohara-lab")
+@click.option("--env-file", type=click.Path(exists=True, dir_okay=False, path_type=Path), expose_value=False,
+              callback=_use_env_file, is_eager=True, envvar="OHARA_ENV_FILE", show_envvar=True,
+              help="read settings from this .env file; no .env file is read unless named")
 def main() -> None:
     """ohara-lab: auditable retrieval over a Space-Time Graph of documents."""
 
@@ -53,7 +66,7 @@ def ingest(paths: tuple[str, ...], atlas: str | None, force: bool, crawl_domain:
                 detail = f": {o.reason}" if o.reason else ""
                 counts = "" if o.status == "failed" or not o.counts else \
                     f" ({o.counts.get('paragraphs', 0)} paragraphs, {o.counts.get('entities', 0)} entities)"
-                click.echo(f"{o.status:<9} {o.path}{counts}{detail}", err=o.status == "failed")
+                say(f"{o.status:<9} {o.path}{counts}{detail}", err=o.status == "failed")
 
         report = a.ingest(list(paths), force=force, progress=not as_json, on_outcome=line) if paths else None
         if crawl_domain is not None:

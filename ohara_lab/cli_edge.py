@@ -3,10 +3,13 @@ stderr and its exit code), opening the atlas, printing JSON.
 
 The commands in `cli.py` and those other packages add (`eval/commands.py`,
 `entities/commands.py`) take these from here, so none of them imports another.
+Error and report lines go out through `say`, which masks every secret the process
+knows (issue 12): API keys, the ArangoDB password, passwords inside URLs.
 """
 from __future__ import annotations
 
 import json
+import os
 import sys
 from functools import wraps
 from typing import Any, Callable
@@ -14,6 +17,24 @@ from typing import Any, Callable
 import click
 
 from .errors import OharaError
+from .redact import redact
+
+
+def secrets() -> list[str]:
+    """Secret values this process knows (settings' keys and tokens, the ArangoDB password)."""
+    from .settings import Settings  # noqa: PLC0415 - keeps `ohara --help` from importing the package
+
+    found = [os.environ.get("ARANGO_PASSWORD"), os.environ.get("GEMINI_API_KEY")]
+    try:
+        found += Settings.from_env().secrets()
+    except OharaError:  # unreadable settings: mask what the environment holds
+        pass
+    return [s for s in found if s]
+
+
+def say(text: str, err: bool = False) -> None:
+    """Echo one line with every secret masked."""
+    click.echo(redact(text, secrets()), err=err)
 
 
 def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -22,7 +43,7 @@ def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)
         except OharaError as e:
-            click.echo(f"ohara: error: {e}", err=True)
+            say(f"ohara: error: {e}", err=True)
             sys.exit(e.exit_code)
 
     return wrapper

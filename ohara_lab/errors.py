@@ -7,11 +7,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .redact import redact
+
 
 class OharaError(Exception):
-    """Base of every error ohara-lab raises on purpose."""
+    """Base of every error ohara-lab raises on purpose; credentials in its message are masked."""
 
     exit_code = 1
+
+    def __init__(self, *args: object):
+        super().__init__(*(redact(a) if isinstance(a, str) else a for a in args))
 
 
 class SettingsError(OharaError):
@@ -31,8 +36,8 @@ class IngestError(OharaError):
 
     def __init__(self, path: str | Path, reason: str):
         self.path = str(path)
-        self.reason = reason
-        super().__init__(f"{self.path}: {reason}")
+        self.reason = redact(reason)
+        super().__init__(f"{self.path}: {self.reason}")
 
 
 class ParseError(IngestError):
@@ -68,8 +73,8 @@ class ExportError(OharaError):
 
     def __init__(self, path: str | Path, reason: str):
         self.path = str(path)
-        self.reason = reason
-        super().__init__(f"{self.path}: {reason}")
+        self.reason = redact(reason)
+        super().__init__(f"{self.path}: {self.reason}")
 
 
 class StoreError(OharaError):
@@ -85,8 +90,8 @@ class LLMError(OharaError):
 
     def __init__(self, prompt: str, reason: str):
         self.prompt = prompt
-        self.reason = reason
-        super().__init__(f"LLM prompt {prompt!r}: {reason}")
+        self.reason = redact(reason)
+        super().__init__(f"LLM prompt {prompt!r}: {self.reason}")
 
 
 class OntologyError(OharaError):

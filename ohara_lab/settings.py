@@ -1,9 +1,18 @@
 """One `Settings` object for all configuration.
 
 Built from the `OHARA_*` environment variables named in the original system's
-specification (plus a `.env` file in the working directory), then overridden per
-call: ``settings.override(bm25_weight=0.6)``. Every field carries a one-line help
-text, which the CLI (`ohara settings`) and the README reference print.
+specification, then overridden per call: ``settings.override(bm25_weight=0.6)``.
+Every field carries a one-line help text, which the CLI (`ohara settings`) and the
+README reference print.
+
+A `.env` file is read only when named - `OHARA_ENV_FILE`, `ohara --env-file PATH`
+or `Settings.from_env(env_file=...)` - never because it happens to sit in the
+working directory: a downloaded folder's `.env` could otherwise point
+`OHARA_GEMINI_BASE_URL` elsewhere and send the real `GEMINI_API_KEY` with it.
+The real environment wins over the file; `Settings.env_file` says which file was read.
+
+Secret fields never print: `repr()` and `to_dict()` mask them and the passwords of
+URLs (`ohara_lab.redact`).
 """
 from __future__ import annotations
 
@@ -14,17 +23,18 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import SettingsError
+from .redact import MASK, redact
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
 
-def _opt(default: Any, help: str, env: str | None = None) -> Any:
-    """A settings field: default value, one-line help, and its environment variable."""
-    return field(default=default, metadata={"help": help, "env": env})
+def _opt(default: Any, help: str, env: str | None = None, secret: bool = False) -> Any:
+    """A settings field: default value, one-line help, its environment variable; secrets never print."""
+    return field(default=default, repr=not secret, metadata={"help": help, "env": env, "secret": secret})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Settings:
     # --- where things live -------------------------------------------------
     atlas: str = _opt("./atlas", "atlas location: a directory (SQLite) or arangodb://host:port/db")
@@ -77,7 +87,7 @@ class Settings:
 
     # --- LLM -----------------------------------------------------------------
     llm: str = _opt("auto", "LLM provider: auto (gemini when GEMINI_API_KEY is set) | gemini | offline")
-    gemini_api_key: str | None = _opt(None, "Gemini API key", env="GEMINI_API_KEY")
+    gemini_api_key: str | None = _opt(None, "Gemini API key", env="GEMINI_API_KEY", secret=True)
     gemini_model: str = _opt("gemini-2.5-flash-lite", "Gemini model for every prompt")
     gemini_embedding_model: str = _opt("gemini-embedding-001", "Gemini embedding model")
     gemini_base_url: str | None = _opt(None, "send Gemini requests to this base URL (proxies, tests)")
@@ -133,7 +143,7 @@ class Settings:
 
     # --- serving (`ohara serve`, `ohara mcp`) -------------------------------
     api_token: str | None = _opt(None, "bearer token the HTTP API requires (required off loopback)",
-                                 env="OHARA_API_TOKEN")
+                                 env="OHARA_API_TOKEN", secret=True)
     api_max_body_kb: int = _opt(64, "largest HTTP request body accepted, KiB (larger: 413)")
     api_max_limit: int = _opt(100, "largest `limit` a served query may ask for")
     api_max_text_chars: int = _opt(4000, "longest query or question text a served request may send")
@@ -152,14 +162,27 @@ class Settings:
     rerank: bool = _opt(False, "LLM-rerank the Principal tier")
     rerank_top_n: int = _opt(5, "Principal nodes sent to the reranker")
 
+    # --- where settings come from -------------------------------------------
+    env_file: str | None = _opt(None, "a .env file to read settings from (never read unless named)",
+                                env="OHARA_ENV_FILE")
+
     # ------------------------------------------------------------------------
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, dotenv: bool = True, **overrides: Any) -> "Settings":
-        """Settings from `OHARA_*` variables (and `./.env` unless `dotenv=False`), then `overrides`."""
+    def from_env(cls, env: Mapping[str, str] | None = None, env_file: str | Path | None = None,
+                 **overrides: Any) -> "Settings":
+        """Settings from `OHARA_*` variables, then `overrides`.
+
+        `env_file` (else `OHARA_ENV_FILE`) names a .env file whose values apply
+        where the environment sets none; no file is read unless named.
+        """
+        environment = dict(os.environ if env is None else env)
+        named = env_file or environment.get("OHARA_ENV_FILE") or None
         source: dict[str, str] = {}
-        if dotenv and env is None:
-            source.update(_read_dotenv(Path.cwd() / ".env"))
-        source.update(os.environ if env is None else env)
+        if named:
+            path = Path(named).expanduser().resolve()
+            source.update(read_env_file(path))
+            environment["OHARA_ENV_FILE"] = str(path)
+        source.update(environment)
         values = {}
         for f in fields(cls):
             name = env_name(f)
@@ -191,12 +214,23 @@ class Settings:
         return rates.get((decay_class or "SCHOLARLY").upper(), self.decay_rate_scholarly)
 
     def to_dict(self) -> dict[str, Any]:
-        """All settings, secrets masked."""
+        """All settings; secret fields and the passwords of URLs masked."""
         out = dataclasses.asdict(self)
-        for secret in ("gemini_api_key", "api_token"):
-            if out.get(secret):
-                out[secret] = "***"
+        for f in fields(self):
+            value = out[f.name]
+            if f.metadata.get("secret") and value:
+                out[f.name] = MASK
+            elif isinstance(value, str):
+                out[f.name] = redact(value)
         return out
+
+    def secrets(self) -> list[str]:
+        """The secret values set (API keys), for masking wherever text leaves the program."""
+        return [getattr(self, f.name) for f in fields(self) if f.metadata.get("secret") and getattr(self, f.name)]
+
+    def __repr__(self) -> str:
+        # A notebook that displays `atlas.settings` must not show the key or a URL's password.
+        return f"Settings({', '.join(f'{k}={v!r}' for k, v in self.to_dict().items())})"
 
 
 # Per-call names users reach for that differ from the field names.
@@ -247,9 +281,13 @@ def _coerce(f: dataclasses.Field, raw: Any, where: str) -> Any:
     return text
 
 
-def _read_dotenv(path: Path) -> dict[str, str]:
+def read_env_file(path: Path) -> dict[str, str]:
+    """The variables a .env file sets (python-dotenv syntax); SettingsError when it cannot be read."""
     if not path.is_file():
-        return {}
-    from dotenv import dotenv_values
+        raise SettingsError(f"env file {path} does not exist (named by --env-file or OHARA_ENV_FILE)")
+    from dotenv import dotenv_values  # noqa: PLC0415
 
-    return {k: v for k, v in dotenv_values(path).items() if v is not None}
+    try:
+        return {k: v for k, v in dotenv_values(path).items() if v is not None}
+    except (OSError, UnicodeDecodeError) as e:
+        raise SettingsError(f"env file {path} cannot be read: {e}") from None

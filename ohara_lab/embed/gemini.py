@@ -99,7 +99,7 @@ class GeminiEmbedder:
                 model=self.model_name, contents=contents, config=config,
             )
         except (genai_errors.APIError, *TRANSPORT_ERRORS) as exc:
-            raise EmbeddingError(f"{self.model}: embedding {len(texts)} text(s) failed: {describe_error(exc)}") from exc
+            raise EmbeddingError(f"{self.model}: embedding {len(texts)} text(s) failed: {describe_error(exc, self.settings)}") from exc
         meta = response.usage_metadata
         self.ledger.record(
             TokenUsage(prompt=(meta.prompt_token_count or 0) if meta else 0, calls=1), model=self.model_name, tier=STANDARD

@@ -178,18 +178,18 @@ class GeminiProvider(BaseProvider):
                 if tier == FLEX and (is_transient(exc) or _flex_refused(exc)):
                     last = exc
                     self._pause_flex(forever=not is_transient(exc))
-                    log.warning("gemini %s: flex tier failed (%s); trying %s", prompt.name, describe_error(exc), STANDARD)
+                    log.warning("gemini %s: flex tier failed (%s); trying %s", prompt.name, describe_error(exc, self.settings), STANDARD)
                     continue
                 if is_transient(exc):
                     last = exc
                     continue
-                raise LLMError(prompt.name, describe_error(exc)) from exc
+                raise LLMError(prompt.name, describe_error(exc, self.settings)) from exc
             usage = usage_of(response)
             self.ledger.record(usage, scope=scope, model=self.model, tier=tier)
             return response, usage, tier
         raise LLMError(
             prompt.name,
-            f"gave up on {', '.join(tiers)} after up to {self.attempts} attempt(s) each: {describe_error(last) if last else 'no tier'}",
+            f"gave up on {', '.join(tiers)} after up to {self.attempts} attempt(s) each: {describe_error(last, self.settings) if last else 'no tier'}",
         )
 
     def _send(self, prompt: Prompt, text: str, tier: str) -> types.GenerateContentResponse:
@@ -205,7 +205,7 @@ class GeminiProvider(BaseProvider):
             if exc.code == 400 and self._sends_schema(prompt) and _mentions(exc, "schema"):
                 # The API refused our response schema: our own validation still guards the
                 # reply, so fall back to plain JSON mode for this prompt.
-                log.warning("gemini %s: response schema refused (%s); sending without it", prompt.name, describe_error(exc))
+                log.warning("gemini %s: response schema refused (%s); sending without it", prompt.name, describe_error(exc, self.settings))
                 with self._lock:
                     self._schema_refused.add(prompt.name)
                 return call_with_retries(self.attempts, self.backoff, once, retry_transport=retry_transport)

@@ -22,6 +22,7 @@ from google.genai import errors as genai_errors
 from google.genai import types
 
 from ..errors import UsageError
+from ..redact import redact
 from ..settings import Settings
 
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
@@ -75,14 +76,16 @@ def is_transient(exc: BaseException) -> bool:
     return status_of(exc) in RETRYABLE_STATUS or is_transport_error(exc)
 
 
-def describe_error(exc: BaseException) -> str:
-    """One line for an LLMError reason."""
+def describe_error(exc: BaseException, settings: Settings | None = None) -> str:
+    """One line for an LLMError reason; `settings`' API key is masked should the server echo it."""
     if isinstance(exc, genai_errors.APIError):
         message = (exc.message or "").strip().splitlines()[0:1]
-        return f"HTTP {exc.code} {exc.status or ''}: {message[0] if message else ''}".strip()
-    if is_transport_error(exc):
-        return f"{type(exc).__name__}: {exc or 'no response before the timeout'}"
-    return f"{type(exc).__name__}: {exc}"
+        text = f"HTTP {exc.code} {exc.status or ''}: {message[0] if message else ''}".strip()
+    elif is_transport_error(exc):
+        text = f"{type(exc).__name__}: {exc or 'no response before the timeout'}"
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    return redact(text, settings.secrets() if settings else ())
 
 
 _DELAY = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)s\s*$")

@@ -17,7 +17,7 @@ pytestmark = [
 @pytest.fixture
 def live_settings(tmp_path):
     pytest.importorskip("google.genai", reason="the gemini extra is not installed")
-    return Settings.from_env(dotenv=False, llm="gemini", atlas=str(tmp_path / "atlas"))
+    return Settings.from_env(llm="gemini", atlas=str(tmp_path / "atlas"))
 
 
 def test_live_structured_reply_and_usage(live_settings):
