@@ -97,9 +97,24 @@ class Prompt:
         return {k: v for k, v in variables.items() if v is not None}
 
 
+_MARKER_RUN = re.compile(r"<{3,}|>{3,}")
+
+
 def _defuse(text: str) -> str:
-    # A document containing "<<<END DOCUMENT>>>" must not end its own data block.
-    return text.replace("<<<", "<< <").replace(">>>", "> >>")
+    """`text` with every run of three or more `<` or `>` broken into pairs: "<<<<<" -> "<< << <".
+
+    A document containing "<<<END DOCUMENT>>>" must not end its own data block. The
+    result holds no such run, so defusing it again changes nothing (a fixed point);
+    replacing "<<<" once left "<<<<<" as "<< <<<", a marker again.
+    """
+
+    def pairs(m: re.Match[str]) -> str:
+        run = m.group()
+        if run[0] == "<":  # pairs from the left for "<", from the right for ">": "<< <END X> >>"
+            return " ".join(run[i:i + 2] for i in range(0, len(run), 2))
+        return " ".join(run[max(0, i - 2):i] for i in range(len(run) % 2 or 2, len(run) + 1, 2))
+
+    return _MARKER_RUN.sub(pairs, text)
 
 
 def _format(prompt: str, var: Variable, value: Any) -> str:

@@ -153,4 +153,4 @@ def test_ingest_prompt_renders_the_chunk_inside_its_data_block():
     text = load_prompt("ingest_document").render({"chunk_text": "Body.", "page_range": "2-3",
                                                   "document_context": "A licence."})
     assert "<<<BEGIN DOCUMENT_CHUNK>>>\nBody.\n<<<END DOCUMENT_CHUNK>>>" in text
-    assert "PAGE_RANGE: 2-3" in text and json.dumps("A licence.")[1:-1] in text
+    assert "<<<BEGIN PAGE_RANGE>>>\n2-3\n<<<END PAGE_RANGE>>>" in text and json.dumps("A licence.")[1:-1] in text

@@ -61,7 +61,7 @@ def test_list_prompts_reports_versions_and_variables():
 def test_render_numbers_passages_and_fills_optional_with_none():
     prompt = load_prompt("ingest_document")
     text = prompt.render({"chunk_text": "Body."})
-    assert f"HEADING: {NONE_TEXT}" in text
+    assert f"<<<BEGIN CHUNK_HEADING>>>\n{NONE_TEXT}\n<<<END CHUNK_HEADING>>>" in text
     answer = load_prompt("answer").render({"question": "Q?", "passages": ["alpha", "beta"]})
     assert "[1] alpha\n\n[2] beta" in answer
 
@@ -116,3 +116,73 @@ def test_schema_files_are_plain_json_without_trailing_garbage():
         schema = load_prompt(name).schema
         assert json.loads(json.dumps(schema)) == schema
         assert isinstance(string.Template(load_prompt(name).template).template, str)
+
+
+# --------------------------------------------------------------------------- issue 12: fencing is complete and a fixed point
+
+from hypothesis import given, settings as hypothesis_settings, strategies as st
+
+from ohara_lab.llm.prompts import _defuse
+
+DOCUMENT_KINDS = ("text", "json", "numbered", "lines")  # kinds that can carry document text
+# Text rich in the characters that make markers, so the property runs hit real near-misses.
+MARKERISH = st.text(alphabet=st.sampled_from("<>< >BEGINDEND_X\n{}\"a"), max_size=60) | st.text(max_size=60)
+
+
+def _fences(template: str) -> list[tuple[str, int, int]]:
+    """(name, first line, last line) of each <<<BEGIN NAME>>> ... <<<END NAME>>> block of a template."""
+    out, open_at = [], {}
+    for i, line in enumerate(template.splitlines()):
+        if line.startswith("<<<BEGIN ") and line.endswith(">>>"):
+            open_at[line[9:-3]] = i
+        elif line.startswith("<<<END ") and line.endswith(">>>"):
+            out.append((line[7:-3], open_at.pop(line[7:-3]), i))
+    assert not open_at, f"unclosed blocks {open_at}"
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_document_derived_value_is_inside_a_fence(name):
+    prompt = load_prompt(name)
+    lines = prompt.template.splitlines()
+    fences = _fences(prompt.template)
+    for var in prompt.variables.values():
+        if var.kind not in DOCUMENT_KINDS:
+            continue
+        where = [i for i, line in enumerate(lines) if f"${var.name}" in line or f"${{{var.name}}}" in line]
+        assert where, var.name
+        for i in where:
+            assert lines[i].strip() == f"${var.name}", f"{name}: ${var.name} shares line {i} with other text"
+            assert any(a < i < b for _, a, b in fences), f"{name}: ${var.name} on line {i} is outside every fence"
+
+
+@given(MARKERISH)
+def test_defusing_is_a_fixed_point(text):
+    once = _defuse(text)
+    assert _defuse(once) == once
+    assert "<<<" not in once and ">>>" not in once
+    assert once.replace(" ", "") == text.replace(" ", "")  # only spaces are added, nothing is lost
+    if "<<<" not in text and ">>>" not in text:
+        assert once == text
+
+
+@hypothesis_settings(max_examples=50, deadline=None)
+@given(st.lists(MARKERISH, min_size=5, max_size=5))
+def test_no_value_can_open_or_close_a_block(values):
+    """Whatever the document holds, the rendered prompt has exactly the template's fence lines."""
+    for name in ("ingest_document", "answer", "enrich_cross_doc_edge", "agent_strategy"):
+        prompt = load_prompt(name)
+        pool = iter(values * 3)
+        variables = {}
+        for v in prompt.variables.values():
+            if v.kind == "text":
+                variables[v.name] = next(pool)
+            elif v.kind in ("numbered", "lines"):
+                variables[v.name] = [next(pool), next(pool)]
+            elif v.kind == "json":
+                variables[v.name] = {"title": next(pool), "snippets": [next(pool)]}
+            else:
+                variables[v.name] = SAMPLE[v.kind]
+        rendered = prompt.render(variables)
+        markers = [line for line in rendered.splitlines() if "<<<" in line or ">>>" in line]
+        assert markers == [line for line in prompt.template.splitlines() if "<<<" in line or ">>>" in line]
