@@ -141,7 +141,7 @@ def _fences(template: str) -> list[tuple[str, int, int]]:
     return out
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.parametrize("name", prompt_names())
 def test_every_document_derived_value_is_inside_a_fence(name):
     prompt = load_prompt(name)
     lines = prompt.template.splitlines()
