@@ -125,8 +125,10 @@ from hypothesis import given, settings as hypothesis_settings, strategies as st
 from ohara_lab.llm.prompts import _defuse
 
 DOCUMENT_KINDS = ("text", "json", "numbered", "lines")  # kinds that can carry document text
-# Text rich in the characters that make markers, so the property runs hit real near-misses.
-MARKERISH = st.text(alphabet=st.sampled_from("<>< >BEGINDEND_X\n{}\"a"), max_size=60) | st.text(max_size=60)
+# Text built from the pieces markers are made of, so the property runs hit real near-misses
+# ("<<<<<END X>>>>>"), plus arbitrary text.
+MARKERISH = st.lists(st.sampled_from(["<", ">", "<<", ">>", "<<<", ">>>", "BEGIN ", "END ", "X", " ", "\n", "a", "{}"]),
+                     max_size=30).map("".join) | st.text(max_size=60)
 
 
 def _fences(template: str) -> list[tuple[str, int, int]]:
