@@ -81,15 +81,18 @@ class Atlas:
         return self._ingestor
 
     def ingest(self, paths: str | Path | Iterable[str | Path], *, force: bool = False, progress: bool = True,
-               on_outcome: Any = None) -> IngestReport:
-        """Ingest files, directories (recursively) and http(s) URLs; returns one outcome per file or URL."""
+               on_outcome: Any = None, follow_links: bool = False) -> IngestReport:
+        """Ingest files, directories (recursively) and http(s) URLs; returns one outcome per file or URL.
+
+        Links inside a directory that point outside it are skipped unless `follow_links`.
+        """
         if isinstance(paths, (str, Path)):
             paths = [paths]
         items = list(paths)
         urls = [p for p in items if is_web_url(p)]  # type: ignore[arg-type]
         files = [p for p in items if not is_web_url(p)]  # type: ignore[arg-type]
-        report = self.ingestor.ingest(files, force=force, progress=progress, on_outcome=on_outcome) \
-            if files or not urls else IngestReport()
+        report = self.ingestor.ingest(files, force=force, progress=progress, on_outcome=on_outcome,
+                                      follow_links=follow_links) if files or not urls else IngestReport()
         if urls:
             fetch, web_ingest = load_web("fetch"), load_web("ingest")
             with fetch.Fetcher(self.settings) as fetcher:

@@ -51,9 +51,10 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
 @click.option("--dry-run", is_flag=True, help="send nothing: print the LLM requests, tokens and price a real run "
                                               "would have, per file and in total")
+@click.option("--follow-links", is_flag=True, help="also read links inside a directory that point outside it")
 @fail_cleanly
 def ingest(paths: tuple[str, ...], atlas: str | None, force: bool, crawl_domain: str | None, allow_private: bool,
-           as_json: bool, dry_run: bool) -> None:
+           as_json: bool, dry_run: bool, follow_links: bool) -> None:
     """Ingest files, directories (recursively) and http(s) URLs into the atlas."""
     if dry_run:
         _estimate(paths, atlas, force, as_json)
@@ -68,7 +69,8 @@ def ingest(paths: tuple[str, ...], atlas: str | None, force: bool, crawl_domain:
                     f" ({o.counts.get('paragraphs', 0)} paragraphs, {o.counts.get('entities', 0)} entities)"
                 say(f"{o.status:<9} {o.path}{counts}{detail}", err=o.status == "failed")
 
-        report = a.ingest(list(paths), force=force, progress=not as_json, on_outcome=line) if paths else None
+        report = a.ingest(list(paths), force=force, progress=not as_json, on_outcome=line,
+                          follow_links=follow_links) if paths else None
         if crawl_domain is not None:
             bundles = a.ingest_crawl(crawl_domain or None, force=force, on_outcome=line)
             report = bundles if report is None else type(bundles)(report.outcomes + bundles.outcomes)

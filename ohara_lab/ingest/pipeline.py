@@ -83,9 +83,9 @@ class Ingestor:
 
     # ------------------------------------------------------------------ entry points
     def ingest(self, paths: Iterable[str | Path], *, force: bool = False, progress: bool = True,
-               on_outcome: Callable[[FileOutcome], None] | None = None) -> IngestReport:
+               on_outcome: Callable[[FileOutcome], None] | None = None, follow_links: bool = False) -> IngestReport:
         report = IngestReport()
-        files, problems = expand_paths(paths)
+        files, problems = expand_paths(paths, follow_links=follow_links)
         for o in problems:
             _report(report, o, on_outcome)
         from tqdm.auto import tqdm  # noqa: PLC0415

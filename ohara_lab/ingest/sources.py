@@ -19,8 +19,14 @@ class TextItem:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[FileOutcome]]:
-    """Files to ingest (directories recurse, sorted) and outcomes for paths that cannot be."""
+def expand_paths(paths: Iterable[str | Path], *, follow_links: bool = False) -> tuple[list[Path], list[FileOutcome]]:
+    """Files to ingest (directories recurse, sorted) and outcomes for paths that cannot be.
+
+    A symbolic link inside a directory that resolves outside it (`notes/passwd.md ->
+    /etc/passwd`) is skipped, with the reason, unless `follow_links`: pointing ingest
+    at a downloaded folder must not read the rest of the machine. Paths named
+    directly are read wherever they point.
+    """
     files: list[Path] = []
     problems: list[FileOutcome] = []
     for raw in paths:
@@ -30,7 +36,13 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[FileOutc
             if not found:
                 problems.append(FileOutcome(str(p), "failed", None,
                                             f"no supported files in directory ({', '.join(SUPPORTED_EXTENSIONS)})"))
-            files += found
+            root = p.resolve()
+            for f in found:
+                if follow_links or f.resolve().is_relative_to(root):
+                    files.append(f)
+                else:
+                    problems.append(FileOutcome(str(f), "skipped", None, f"symbolic link to {f.resolve()}, outside "
+                                                f"{p} (ingest with --follow-links to read it)"))
         else:
             files.append(p)  # missing or unsupported files fail with their reason in ingest_file
     return list(dict.fromkeys(files)), problems

@@ -52,6 +52,15 @@ def _loop(folder: Path) -> Path:
     return folder / "a.md"
 
 
+def _link_out(folder: Path) -> Path:
+    """A downloaded folder holding `passwd.md -> <a private file outside it>` (issue 12, point 4)."""
+    private = folder / "private.txt"
+    private.write_text(f"# Private\n\nroot:x:0:0:{XXE_SECRET}:/root:/bin/bash\n")
+    (folder / "downloaded").mkdir()
+    (folder / "downloaded" / "passwd.md").symlink_to(private)
+    return folder / "downloaded"
+
+
 def _shell_name(folder: Path) -> Path:
     path = folder / SHELL_NAME
     path.write_bytes(b"# Title\n\ncaf\xe9 is not UTF-8\n")
@@ -117,6 +126,8 @@ CASES: tuple[Case, ...] = (
     Case("shell_metacharacters", _shell_name, "failed", "not UTF-8 text", verify=_no_shell_ran),
     Case("fifo", _fifo, "failed", "not a regular file"),
     Case("symlink_loop", _loop, "failed", "no such file"),
+    # 4. links out of an ingested folder
+    Case("symlink_out_of_folder", _link_out, "skipped", "outside", verify=_secret_not_read),
 )
 
 
