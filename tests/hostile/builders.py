@@ -58,10 +58,11 @@ def _docx_paragraph(text: str) -> str:
     return f"<w:p><w:r><w:t>{text}</w:t></w:r></w:p>"
 
 
-def _stream(archive: zipfile.ZipFile, name: str, head: bytes, unit: bytes, size: int, tail: bytes) -> None:
+def _stream(archive: zipfile.ZipFile, name: str, head: bytes, unit: bytes, size: int, tail: bytes,
+            zip64: bool = True) -> None:
     """Write member `name`: head, then `unit` repeated up to `size` bytes, then tail (never all in memory)."""
     block = unit * max(1, MIB // len(unit))
-    with archive.open(name, "w", force_zip64=True) as out:
+    with archive.open(name, "w", force_zip64=zip64) as out:
         out.write(head)
         written = 0
         while written < size:
@@ -102,13 +103,13 @@ def docx(path: Path, body_xml: str, *, core_xml: str | None = None) -> Path:
     return path
 
 
-def docx_text_bomb(path: Path, mib: int) -> Path:
+def docx_text_bomb(path: Path, mib: int, zip64: bool = True) -> Path:
     """A DOCX whose document.xml holds `mib` MiB of ordinary-looking text (~1.6 KB on disk per MiB)."""
     para = _docx_paragraph("Words of text repeated to fill the document. " * 20).encode()
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
         z.writestr("[Content_Types].xml", CONTENT_TYPES)
         z.writestr("_rels/.rels", RELS)
-        _stream(z, "word/document.xml", W_HEAD.encode(), para, mib * MIB, W_TAIL.encode())
+        _stream(z, "word/document.xml", W_HEAD.encode(), para, mib * MIB, W_TAIL.encode(), zip64=zip64)
     return path
 
 
@@ -143,18 +144,8 @@ def understate_sizes(path: Path, member: str, declared: int) -> Path:
 
 
 def docx_understated(path: Path, mib: int) -> Path:
-    """A DOCX text bomb without zip64 whose document.xml claims to be 100 KiB."""
-    para = _docx_paragraph("Words of text repeated to fill the document. " * 20).encode()
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
-        z.writestr("[Content_Types].xml", CONTENT_TYPES)
-        z.writestr("_rels/.rels", RELS)
-        with z.open("word/document.xml", "w") as out:  # no zip64: plain 32-bit size fields
-            out.write(W_HEAD.encode())
-            block = para * (MIB // len(para))
-            for _ in range(mib):
-                out.write(block)
-            out.write(W_TAIL.encode())
-    return understate_sizes(path, "word/document.xml", 100 * 1024)
+    """A DOCX text bomb with plain 32-bit size fields whose document.xml claims to be 100 KiB."""
+    return understate_sizes(docx_text_bomb(path, mib, zip64=False), "word/document.xml", 100 * 1024)
 
 
 BILLION_LAUGHS = (
