@@ -50,6 +50,18 @@ def test_small_members_are_never_refused_for_their_ratio(tmp_path):
     assert "The same sentence" in parse_file(path, Settings()).markdown
 
 
+def test_an_archive_with_too_many_members_is_refused(tmp_path):
+    import zipfile
+
+    from ohara_lab.parse.archive import MAX_MEMBERS
+
+    path = b.epub(tmp_path / "many.epub", {"c0.xhtml": "<html><body><p>Hello.</p></body></html>"})
+    with zipfile.ZipFile(path, "a") as z:
+        for i in range(MAX_MEMBERS):
+            z.writestr(f"junk/{i}", b"")
+    _refused(path, Settings(), f"zip archive lists {MAX_MEMBERS + 4:,} members, more than {MAX_MEMBERS:,}")
+
+
 def test_content_types_part_is_read_with_a_cap(tmp_path):
     path = b.docx_content_types_bomb(tmp_path / "types.docx", 3)
     _refused(path, Settings(max_unpack_ratio=1e6), "zip member '[Content_Types].xml' is larger than 1.0 MiB")
