@@ -1,14 +1,16 @@
 """Run the real `ohara` command under resource limits and measure what it cost.
 
-The child gets an address-space cap (RLIMIT_AS) and a CPU-time cap (RLIMIT_CPU),
+The command gets an address-space cap (RLIMIT_AS) and a CPU-time cap (RLIMIT_CPU),
 so a regression that inflates a bomb or loops quadratically ends in a failed
-test, not in a swapping machine. Its own CPU time and peak resident memory come
-from `os.wait4`, which reports them for that one child.
+test, not in a swapping machine. Its CPU time and peak resident memory come from
+`wait4` in a small launcher process: a child's `ru_maxrss` counts the memory of
+the process it was forked from, so forking from pytest (a gigabyte with spaCy
+loaded) would report the test runner's size, not the command's.
 """
 from __future__ import annotations
 
+import json
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -18,6 +20,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MIB = 1 << 20
+
+# argv: memory bytes, CPU seconds, stdout file, program, args...; the command writes its
+# stdout to that file and its stderr to the launcher's; the launcher prints the usage as JSON.
+_LAUNCHER = """
+import json, os, resource, sys
+memory, cpu, stdout = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+pid = os.fork()
+if pid == 0:
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    os.dup2(os.open(stdout, os.O_WRONLY | os.O_TRUNC), 1)
+    os.execv(sys.argv[4], sys.argv[4:])
+_, status, usage = os.wait4(pid, 0)
+print(json.dumps({"status": os.waitstatus_to_exitcode(status), "cpu_s": usage.ru_utime + usage.ru_stime,
+                  "peak_mib": usage.ru_maxrss / 1024}))
+"""
 
 
 @dataclass(frozen=True)
@@ -47,32 +65,19 @@ class Run:
 def ohara(*args: str, env: dict[str, str], limits: Limits = Limits(), cwd: Path | None = None,
           python: str = sys.executable) -> Run:
     """Run `python -m ohara_lab.cli ARGS` to completion under `limits`."""
-
-    def confine() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mib * MIB, limits.memory_mib * MIB))
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 5))
-
     command = [python, "-m", "ohara_lab.cli", *args]
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with tempfile.NamedTemporaryFile() as out, tempfile.TemporaryFile() as err:
+        launcher = [python, "-c", _LAUNCHER, str(limits.memory_mib * MIB), str(limits.cpu_s), out.name, *command]
         start = time.perf_counter()
-        child = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
-                                 preexec_fn=confine)
-        status, usage = _wait(child.pid, start + limits.wall_s)
+        with subprocess.Popen(launcher, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL, env=env,
+                              cwd=cwd, start_new_session=True) as launched:
+            try:
+                report = json.loads(launched.communicate(timeout=limits.wall_s)[0])
+            except subprocess.TimeoutExpired:  # stopped or starved: kill the launcher and the command
+                os.killpg(launched.pid, signal.SIGKILL)
+                launched.communicate()
+                report = {"status": -signal.SIGKILL, "cpu_s": float("nan"), "peak_mib": float("nan")}
         wall = time.perf_counter() - start
-        child.returncode = status  # reaped by wait4: keep Popen from waiting again
-        out.seek(0)
         err.seek(0)
-        return Run(command[3:], status, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"),
-                   wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
-
-
-def _wait(pid: int, deadline: float) -> tuple[int, resource.struct_rusage]:
-    while True:
-        done, status, usage = os.wait4(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status), usage
-        if time.perf_counter() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            _, status, usage = os.wait4(pid, 0)
-            return os.waitstatus_to_exitcode(status), usage
-        time.sleep(0.02)
+        return Run(command[3:], report["status"], Path(out.name).read_text("utf-8", "replace"),
+                   err.read().decode("utf-8", "replace"), wall, report["cpu_s"], report["peak_mib"])
