@@ -33,11 +33,15 @@ def parse_file(path: str | Path, settings: Settings | None = None) -> ParsedDocu
     fmt = format_for(path)
     if fmt is None:
         raise ParseError(path, unsupported_reason(path))
-    return parse_bytes(path, source.read_bytes(path, settings.max_file_mb), fmt)
+    return parse_bytes(path, source.read_bytes(path, settings.max_file_mb), fmt, settings)
 
 
-def parse_bytes(path: str | Path, data: bytes, fmt: Format) -> ParsedDocument:
-    """Turn bytes already read (a file's, or a fetched resource's named by its URL) into Markdown as `fmt`."""
+def parse_bytes(path: str | Path, data: bytes, fmt: Format, settings: Settings | None = None) -> ParsedDocument:
+    """Turn bytes already read (a file's, or a fetched resource's named by its URL) into Markdown as `fmt`.
+
+    `settings` bounds what parsing may cost (zip expansion, PDF pages); defaults when absent.
+    """
+    settings = settings or Settings()
     sniff.not_empty(path, data)
     try:
         fmt.sniff(path, data)

@@ -180,7 +180,7 @@ class Crawler:
             return
         try:
             fmt = detect_format(page.url, res.data, res.content_type)
-            parsed = parse_bytes(page.url, res.data, fmt)
+            parsed = parse_bytes(page.url, res.data, fmt, self.settings)
         except ParseError as e:
             page.state, page.error, page.markdown, page.links = "failed", e.reason, None, []
             page.content_hash = digest

@@ -31,7 +31,7 @@ def ingest_url(ingestor: Any, fetcher: Fetcher, url: str, *, force: bool = False
         res = fetcher.fetch(origin, etag=http.get("etag"), last_modified=http.get("last_modified"))
         if res.not_modified:
             return FileOutcome(url, "skipped", previous[0].id, "unchanged since last ingest (HTTP 304)")
-        parsed = parse_bytes(url, res.data, detect_format(res.url, res.data, res.content_type))
+        parsed = parse_bytes(url, res.data, detect_format(res.url, res.data, res.content_type), ingestor.settings)
     except OharaError as e:
         return FileOutcome(url, "failed", None, getattr(e, "reason", str(e)))
     parsed.source_url = res.url
