@@ -24,7 +24,8 @@ from tests.support import OFFLINE
 KEY = "AIzaSyPLANTED-gemini-0001"
 ARANGO_PASSWORD = "planted-arango-pw-0002"
 URL_PASSWORD = "planted-url-pw-0003"
-PLANTED = (KEY, ARANGO_PASSWORD, URL_PASSWORD)
+API_TOKEN = "planted-api-token-0004"
+PLANTED = (KEY, ARANGO_PASSWORD, URL_PASSWORD, API_TOKEN)
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -81,7 +82,8 @@ def planted(tmp_path_factory):
     with Atlas.open(root / "atlas", **OFFLINE, ner="rules") as atlas:
         assert atlas.ingest([root / "notes.md"], progress=False).ok
     env = {**os.environ, **{f"OHARA_{k.upper()}": str(v) for k, v in OFFLINE.items()}, "OHARA_NER": "rules",
-           "GEMINI_API_KEY": KEY, "ARANGO_PASSWORD": ARANGO_PASSWORD, "OHARA_GEMINI_MAX_RETRIES": "1"}
+           "GEMINI_API_KEY": KEY, "ARANGO_PASSWORD": ARANGO_PASSWORD, "OHARA_API_TOKEN": API_TOKEN,
+           "OHARA_GEMINI_MAX_RETRIES": "1"}
     return root, env
 
 

@@ -52,7 +52,7 @@ def test_a_missing_env_file_is_a_settings_error(tmp_path):
 
 def test_secret_fields_are_left_out_of_the_generated_repr():
     secret = [f.name for f in fields(Settings) if f.metadata.get("secret")]
-    assert secret == ["gemini_api_key"]
+    assert secret == ["gemini_api_key", "api_token"]
     assert all(not f.repr for f in fields(Settings) if f.name in secret)
 
 

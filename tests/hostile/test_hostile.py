@@ -48,6 +48,11 @@ def snapshot(atlas: Path) -> tuple[str, str, int]:
     return stats.stdout, check.stdout, check.returncode
 
 
+def db_bytes(atlas: Path) -> bytes:
+    """The atlas's database file as it is on disk once every connection is closed."""
+    return (atlas / "atlas.db").read_bytes()
+
+
 def run_case(case: Case, seed: Path, tmp: Path) -> tuple[Run, Path, Path, Path]:
     atlas = tmp / "atlas"
     shutil.copytree(seed, atlas)
@@ -78,5 +83,6 @@ def test_hostile_input(case: Case, seed_atlas: Path, seed_snapshot: tuple[str, s
         if case.expect == "failed":
             assert run.stderr.strip().splitlines() == lines, report  # exactly one error line
         assert snapshot(atlas) == seed_snapshot  # the copy reads exactly as the seed
+        assert db_bytes(atlas) == db_bytes(seed_atlas)  # and is byte for byte what it was
     if case.verify:
         case.verify(inputs, atlas)
