@@ -2,7 +2,8 @@
 
 A refused input ends in exactly one line on stderr naming the file and the
 reason, exit status 1, within its CPU and memory budget, and the atlas reads the
-same before and after (`ohara stats --json`, `ohara check --json`). Hostile-looking
+same before and after (`ohara stats --json`, `ohara check --json`, and the database
+file byte for byte). Hostile-looking
 input that holds real text (one paragraph of a megabyte, HTML nested 5,000 deep)
 is ingested within budget and leaves a sound atlas.
 """
