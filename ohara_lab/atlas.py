@@ -38,6 +38,7 @@ class Atlas:
         self.settings = settings
         self._ingestor: Any = None
         self._engine: Any = None
+        self._speculative: Any = None
 
     # ------------------------------------------------------------------ lifecycle
     @classmethod
@@ -182,8 +183,8 @@ class Atlas:
         self._after_write()
 
     def _after_write(self) -> None:
-        if self._engine is not None:
-            self._engine.invalidate()
+        if self._speculative is not None:
+            self._speculative.invalidate()
 
     # ------------------------------------------------------------------ inspect
     def stats(self) -> dict[str, Any]:
@@ -213,14 +214,23 @@ class Atlas:
     # ------------------------------------------------------------------ retrieval
     @property
     def engine(self) -> Any:
+        """The retrieval engine, with the LLM steps registered and the speculative cache composed around it."""
         if self._engine is None:
+            from .llm.speculative import SpeculativeQueries  # noqa: PLC0415
+            from .llm.steps import register_llm_steps  # noqa: PLC0415
             from .retrieval.engine import Engine  # noqa: PLC0415
 
-            self._engine = Engine(self.store, self.settings)
-            from .llm.hooks import install_retrieval_hooks  # noqa: PLC0415
-
-            install_retrieval_hooks(self._engine, self.settings)
+            engine = Engine(self.store, self.settings)
+            register_llm_steps(engine, self.settings)
+            self._speculative = SpeculativeQueries(engine)  # registers its pre-warm last
+            self._engine = engine
         return self._engine
+
+    @property
+    def speculative(self) -> Any:
+        """`engine.query` behind the speculative pre-warm cache (what standard queries go through)."""
+        _ = self.engine
+        return self._speculative
 
     def query(self, text: str, *, mode: str = "standard", session_history: list[dict[str, str]] | None = None,
               **overrides: Any) -> Any:
@@ -231,7 +241,7 @@ class Atlas:
         Any setting can be overridden per call (`bm25_weight=0.6`, `result_limit=10`, ...).
         """
         if mode == "standard":
-            return self.engine.query(text, session_history=session_history, **overrides)
+            return self.speculative.query(text, session_history=session_history, **overrides)
         from .modes import run_mode  # noqa: PLC0415
 
         return run_mode(self, text, mode, session_history=session_history, **overrides)

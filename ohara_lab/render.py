@@ -57,15 +57,15 @@ def render_tiers(result: Any) -> str:
             lines.append(f" [{i}] {f.score:.3f}  {_where(view)}")
             lines.append(textwrap.indent(textwrap.fill(shorten(view.content if view else f.id), WIDTH - 8), "        "))
             lines.append(f"        provenance: {_provenance(f)}")
-    extra = [i for i in t.integrity if i.get("role") != "principal"]
-    flagged = [i for i in t.integrity if i.get("integrity_flags")]
+    extra = [i for i in t.integrity if i.role != "principal"]
+    flagged = [i for i in t.integrity if "contradicted" in i.integrity_flags]
     lines.append("")
     lines.append(f"INTEGRITY — {len(t.integrity)} item(s): {len(t.principal)} principal + {len(extra)} supporting")
     for item in extra[:8]:
-        view = result.views.get(item["id"])
-        lines.append(f"  · {item['sources'][0]:<17} {_where(view)}")
+        view = result.views.get(item.id)
+        lines.append(f"  · {item.sources[0]:<17} {_where(view)}")
     for item in flagged:
-        lines.append(f"  ! contradicted: {item['id']} — {shorten(item.get('contradiction_note') or '', 160)}")
+        lines.append(f"  ! contradicted: {item.id} — {shorten(item.contradiction_note or '', 160)}")
     lines.append("")
     lines.append(f"EXPLORER — {len(t.explorer)} frontier document(s), stopped: {t.stopped_reason}")
     for x in t.explorer[:5]:

@@ -100,6 +100,10 @@ class Settings:
     answers_same: bool = _opt(False, "ingest asks the LLM 1-2 questions per paragraph of >=100 characters and "
                                      "links paragraphs sharing one (ANSWERS_SAME; needs an LLM, offline skipped)")
 
+    # --- retrieval: profile --------------------------------------------------
+    profile: str = _opt("default", "engine profile: default (tuned by procedure, refs/tuning.md) | original (the"
+                        " spec's engine, for the paper's tables); sets the fields in settings.PROFILES")
+
     # --- retrieval: limits ---------------------------------------------------
     result_limit: int = _opt(20, "results returned by a query")
     depth: int = _opt(2, "structural traversal depth (phase 3)")
@@ -115,14 +119,27 @@ class Settings:
     struct_weight: float = _opt(0.3, "fusion weight of phase 3 (structural neighbours)")
     cross_doc_weight: float = _opt(0.4, "fusion weight of phase 1c (SIMILAR_TO expansion)")
     vector_weight: float = _opt(0.5, "fusion weight of phase 1d (dense vectors); 0 skips the phase")
+    ppr_weight: float = _opt(0.0, "fusion weight of the graph walk (dense-seeded Personalized PageRank); 0 skips it")
+    bridge_weight: float = _opt(0.0, "fusion weight of the bridge hop (second query from the top passages' entities)")
     fusion: str = _opt("weighted", "how phases combine: weighted (max-normalised sum) | rrf (reciprocal rank)")
     rrf_k: int = _opt(60, "k of reciprocal-rank fusion: each phase adds 1/(k + rank)")
     adaptive_weights: bool = _opt(True, "multiply weights by the query-mode row (factoid/synthesis/exploratory)")
-    normalize_scores: bool = _opt(True, "max-normalise each phase before the weighted sum")
+    normalize_scores: bool = _opt(True, "normalise each phase before the weighted sum (false = raw scores)")
+    normalisation: str = _opt("max", "per-phase, per-query score normalisation: max | minmax | zscore")
     many_angle: bool = _opt(True, "graph phases re-score nodes other phases found (H1); false = original")
     corrective_struct: bool = _opt(True, "drop structural hits sharing no SUMO tag with the query hints")
     toc_guidance: bool = _opt(True, "phase 0b: follow the sections a TOC selector picks")
     date_filter_strict: bool = _opt(True, "apply a query's date range as a hard filter")
+
+    # --- retrieval: graph walk and bridge hop ---------------------------------
+    ppr_damping: float = _opt(0.5, "PageRank damping d: share of mass that follows edges at each step")
+    ppr_passage_reset: float = _opt(0.05, "reset mass per passage, times its normalised first-pass score")
+    ppr_candidates: int = _opt(50, "first-pass (dense) candidates that get a passage reset")
+    ppr_seed_passages: int = _opt(1, "top first-pass passages whose entities seed the walk")
+    synonymy_threshold: float = _opt(0.85, "entity-name cosine at or above which SYNONYM_OF links two entities")
+    synonymy_neighbours: int = _opt(100, "most SYNONYM_OF links per entity")
+    bridge_passages: int = _opt(3, "top first-pass passages whose entities become bridge queries")
+    bridge_entities: int = _opt(5, "most bridge entities queried per query")
 
     # --- retrieval: temporal prior -------------------------------------------
     temporal_weight: float = _opt(0.2, "weight of the temporal prior (0 = off)")
@@ -183,12 +200,14 @@ class Settings:
             source.update(read_env_file(path))
             environment["OHARA_ENV_FILE"] = str(path)
         source.update(environment)
-        values = {}
+        values: dict[str, Any] = {}
         for f in fields(cls):
             name = env_name(f)
             if name in source and source[name] != "":
                 values[f.name] = _coerce(f, source[name], name)
-        return cls(**values).override(**overrides)
+        # The profile sets its fields first; a variable set explicitly wins over the profile.
+        base = profile_values(values.get("profile", cls.profile))
+        return cls(**{**base, **values}).override(**overrides)
 
     def override(self, **changes: Any) -> "Settings":
         """A copy with `changes` applied; unknown names are an error that lists the known ones."""
@@ -201,6 +220,8 @@ class Settings:
             if key not in known:
                 raise SettingsError(f"unknown setting {key!r}; known settings: {', '.join(sorted(known))}")
             clean[key] = _coerce(known[key], value, key) if isinstance(value, str) else value
+        if "profile" in clean:  # switching profile per call: its fields first, the other changes on top
+            clean = {**profile_values(clean["profile"]), **clean}
         return dataclasses.replace(self, **clean)
 
     def decay_rate(self, decay_class: str | None) -> float:
@@ -231,6 +252,27 @@ class Settings:
     def __repr__(self) -> str:
         # A notebook that displays `atlas.settings` must not show the key or a URL's password.
         return f"Settings({', '.join(f'{k}={v!r}' for k, v in self.to_dict().items())})"
+
+
+# Engine profiles: named values for the fields that make an engine. `default` is the dataclass's own
+# defaults (chosen by the written procedure in refs/tuning.md); `original` is the spec's engine (§3.8
+# weights, max-normalisation, the corroboration rule), kept one switch away so every table in
+# refs/reproduction.md can be regenerated: OHARA_PROFILE=original, or `atlas.query(q, profile="original")`.
+ORIGINAL_PROFILE: dict[str, Any] = {
+    "normalisation": "max", "bm25_weight": 1.0, "sumo_weight": 0.4, "entity_pivot_weight": 0.6,
+    "struct_weight": 0.3, "cross_doc_weight": 0.4, "vector_weight": 0.5, "ppr_weight": 0.0, "bridge_weight": 0.0,
+}
+PROFILE_FIELDS = tuple(ORIGINAL_PROFILE)
+
+
+def profile_values(name: str) -> dict[str, Any]:
+    """The field values a profile sets; an unknown profile is an error naming the known ones."""
+    if name == "original":
+        return dict(ORIGINAL_PROFILE)
+    if name == "default":
+        defaults = {f.name: f.default for f in fields(Settings)}
+        return {k: defaults[k] for k in PROFILE_FIELDS}
+    raise SettingsError(f"unknown profile {name!r}; choose default or original")
 
 
 # Per-call names users reach for that differ from the field names.

@@ -90,11 +90,8 @@ class FlatList(w.VBox):
             return set(self.docs)
         by_title = {d.id for d in self.docs.values()
                     if all(x in f"{d.title} {d.description} {' '.join(d.sumo_tags)}".lower() for x in words)}
-        search = getattr(self.store, "bm25_search", None)
-        if search is None:
-            return by_title
         # BM25 matches any word; keep documents where every word is found somewhere in the document.
-        per_word = [{h.document_id for h in search([x], SEARCH_LIMIT)} for x in words]
+        per_word = [{h.document_id for h in self.store.bm25_search([x], SEARCH_LIMIT)} for x in words]
         in_text = set.intersection(*per_word) if per_word else set()
         return by_title | in_text
 

@@ -158,12 +158,12 @@ class QueryExplorer(w.VBox):
                                                                _provenance(f)))
         for rank, item in enumerate(tiers.integrity, start=1):
             # Structural neighbours join Integrity without a fused score of their own.
-            f = fused_by_id.get(item["id"]) or SimpleNamespace(
-                id=item["id"], document_id=item.get("document_id", ""), score=item.get("score", 0.0),
-                contributions=[], families=set(item.get("sources", [])))
-            self._card("Integrity", item["id"], rank, hit_card_html(
-                rank, f, result.views.get(item["id"]), item.get("role", "integrity"), item.get("provenance", []),
-                {k: v for k, v in item.items() if k in ("contradicted", "flags") and v}))
+            f = fused_by_id.get(item.id) or SimpleNamespace(
+                id=item.id, document_id=item.document_id or "", score=item.score,
+                contributions=[], families=set(item.sources))
+            self._card("Integrity", item.id, rank, hit_card_html(
+                rank, f, result.views.get(item.id), item.role, item.provenance,
+                {"flags": item.integrity_flags} if item.integrity_flags else None))
         for rank, item in enumerate(tiers.explorer, start=1):
             title = result._title(item.document_id) if hasattr(result, "_title") else ""
             self._card("Explorer", item.node_id or item.document_id, rank, explorer_card_html(rank, item, title),

@@ -390,7 +390,7 @@ class SpaceTimeMap(w.VBox):
                 classes[x.node_id or x.document_id] = "explorer"
                 classes.setdefault(x.document_id, "explorer")
             for item in tiers.integrity:
-                classes[item["id"]] = "integrity"
+                classes[item.id] = "integrity"
             for item in tiers.principal:
                 classes[item.id] = "principal"
         else:

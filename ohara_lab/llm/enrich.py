@@ -24,6 +24,7 @@ from typing import Any
 from ..dates import first_day
 from ..errors import LLMError
 from ..records import Document, DocumentGraph, Edge
+from ..store.protocol import GraphStore
 from .provider import LLMProvider
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ class EnrichOutcome:
 class EdgeEnricher:
     """Enriches the SIMILAR_TO edges of one document after its write."""
 
-    def __init__(self, provider: LLMProvider, store: Any, ontology: Any, concurrency: int = 4):
+    def __init__(self, provider: LLMProvider, store: GraphStore, ontology: Any, concurrency: int = 4):
         self.provider = provider
         self.store = store
         self.ontology = ontology
@@ -86,7 +87,7 @@ class EdgeEnricher:
             added += derived_edges(edge.from_id, edge.to_id, attrs, docs)
         outcome.enriched = self.store.update_edges(updates) if updates else 0
         if added:
-            _add_edges(self.store, added)
+            self.store.add_edges(added)
         return outcome
 
     # ------------------------------------------------------------------ pieces
@@ -141,12 +142,3 @@ def derived_edges(from_id: str, to_id: str, attrs: dict[str, Any], docs: dict[st
             out.append(Edge(earlier, later, "PRECEDES", {"derived_from": "SIMILAR_TO", "reason": relation}))
     return out
 
-
-def _add_edges(store: Any, edges: list[Edge]) -> None:
-    # Needs GraphStore.add_edges (idempotent upsert on (from, to, relation)); see the module's change request.
-    add = getattr(store, "add_edges", None)
-    if add is None:
-        log.warning("store %s cannot add edges; %d derived CONTRADICTS/PRECEDES edge(s) kept only as SIMILAR_TO "
-                    "attributes", type(store).__name__, len(edges))
-        return
-    add(edges)

@@ -30,6 +30,7 @@ from ..errors import LLMError
 from ..ingest.transform import ChunkNodes
 from ..records import Chunk, DocumentGraph
 from ..settings import Settings
+from ..store.protocol import GraphStore
 from . import get_provider
 from .accounting import UsageBook, add_to_atlas
 from .budget import LLMBudget
@@ -57,7 +58,7 @@ class LLMIngestHooks:
     budget: LLMBudget | None = None
 
 
-def llm_ingest_hooks(store: Any, settings: Settings, **provider_options: Any) -> LLMIngestHooks | None:
+def llm_ingest_hooks(store: GraphStore, settings: Settings, **provider_options: Any) -> LLMIngestHooks | None:
     """None offline; else the structurer, provider name, before/after-write steps and budget for `Ingestor`."""
     ledger = provider_options.pop("ledger", None) or UsageLedger()
     budget = LLMBudget(settings.llm_budget_usd, ledger, settings.gemini_model) \
@@ -124,7 +125,7 @@ class LLMStructurer:
 class DocumentFinisher:
     """`on_document(graph)`: edge enrichment, then the build's token usage on document and atlas."""
 
-    def __init__(self, provider: LLMProvider, book: UsageBook, store: Any, concurrency: int):
+    def __init__(self, provider: LLMProvider, book: UsageBook, store: GraphStore, concurrency: int):
         from ..ontology import load_ontology  # noqa: PLC0415
 
         self.book = book
@@ -140,15 +141,6 @@ class DocumentFinisher:
         finally:  # tokens spent are booked even when enrichment breaks
             usage = self.book.finish(doc_id)
             graph.document.token_usage = usage
-            _store_document_usage(self.store, doc_id, usage)
+            self.store.update_document(doc_id, {"token_usage": usage})
             add_to_atlas(self.store, usage)
 
-
-def _store_document_usage(store: Any, doc_id: str, usage: dict[str, Any]) -> None:
-    # Needs GraphStore.update_document (patch of a document's fields); see the change request.
-    update = getattr(store, "update_document", None)
-    if update is None:
-        log.debug("store %s cannot patch documents; %s token usage is in the atlas meta only",
-                  type(store).__name__, doc_id)
-        return
-    update(doc_id, {"token_usage": usage})

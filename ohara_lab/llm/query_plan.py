@@ -30,6 +30,7 @@ from ..ids import norm_key
 from ..retrieval.phases.toc import lexical_selector
 from ..retrieval.state import QueryState
 from ..settings import Settings
+from ..store.protocol import GraphStore
 from .shared import provider_for
 
 log = logging.getLogger(__name__)
@@ -69,7 +70,7 @@ def day_range(rng: dict[str, Any] | None) -> dict[str, str | None]:
 class LLMFingerprint:
     """`engine.fingerprint(state)`: refine the offline phase-0 fingerprint with the LLM."""
 
-    def __init__(self, store: Any, ontology_loader: Callable[[], Any]):
+    def __init__(self, store: GraphStore, ontology_loader: Callable[[], Any]):
         self.store = store
         self._ontology = ontology_loader
 

@@ -19,6 +19,7 @@ from ..retrieval.hits import Hit
 from ..retrieval.phases.bm25 import strict_dates
 from ..text import tokenize
 from ..retrieval.state import QueryState
+from ..store.protocol import GraphStore
 from .shared import provider_for
 
 log = logging.getLogger(__name__)
@@ -31,8 +32,8 @@ def _text(row: dict[str, Any]) -> str:
     return str(row.get("content") or row.get("title") or row.get("markdown_representation") or "")
 
 
-def reasoning_subqueries(state: QueryState, store: Any) -> None:
-    """`engine.after_bm25` hook: append sub-query BM25 rows as `fulltext` hits."""
+def reasoning_subqueries(state: QueryState, store: GraphStore) -> None:
+    """An `after_bm25` step: append sub-query BM25 rows as `fulltext` hits."""
     s = state.settings
     found = state.hits.get("fulltext") or []
     if not s.reasoning_rag or not found or s.reasoning_subquery_limit <= 0:

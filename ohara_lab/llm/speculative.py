@@ -8,10 +8,12 @@ speculative switches aside: they change side effects, not results) is served fro
 the cache, waiting for the warm-up if it is still running. The original system
 fired these queries and never read their results; here they are read.
 
-The cache is in memory, per engine, bounded (oldest entries go first), and emptied
-by ``engine.invalidate()``, which the atlas calls after every write, so a served
-result is never older than the atlas. A warm-up that fails is forgotten and the
-query simply runs.
+`SpeculativeQueries` is a wrapper the atlas composes around its engine: its
+``query`` serves from the cache or runs the engine; its pre-warm step is registered
+at the engine's ``after_tiers`` extension point. The cache is in memory, bounded
+(oldest entries go first), and emptied by ``invalidate()``, which the atlas calls
+after every write, so a served result is never older than the atlas. A warm-up
+that fails is forgotten and the query simply runs.
 """
 from __future__ import annotations
 
@@ -21,12 +23,12 @@ import json
 import logging
 import threading
 import time
-import weakref
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import fields
 from typing import Any, Callable
 
+from ..retrieval.engine import Engine
 from ..retrieval.result import RetrievalResult
 from ..retrieval.state import QueryState
 from ..settings import Settings
@@ -35,9 +37,6 @@ log = logging.getLogger(__name__)
 
 MAX_ENTRIES = 64
 IGNORED = ("speculative_rag", "speculative_limit")  # switches that do not change a result
-
-_CACHES: "weakref.WeakKeyDictionary[Any, SpeculativeCache]" = weakref.WeakKeyDictionary()
-
 
 def cache_key(text: str, history: list[dict[str, str]] | None, settings: Settings) -> str:
     """SHA-256 over the query text, its history and every result-relevant setting."""
@@ -108,47 +107,40 @@ class SpeculativeCache:
                 pass
 
 
-def cache_of(engine: Any) -> SpeculativeCache | None:
-    """The speculative cache installed on `engine`, if any."""
-    return _CACHES.get(engine)
+class SpeculativeQueries:
+    """`engine.query` behind a cache of pre-warmed results; the pre-warm runs as an `after_tiers` step."""
 
+    def __init__(self, engine: Engine, cache: SpeculativeCache | None = None):
+        self.engine = engine
+        self.cache = cache or SpeculativeCache()
+        engine.extensions.register("after_tiers", "speculative", self.prewarm)
 
-def install(engine: Any) -> SpeculativeCache:
-    """Serve `engine.query` from the cache, clear it on `invalidate`, and pre-warm after tiers."""
-    if engine in _CACHES:
-        return _CACHES[engine]
-    cache = SpeculativeCache()
-    _CACHES[engine] = cache
-    compute = engine.query
-    forget = engine.invalidate
-
-    def query(text: str, *, session_history: list[dict[str, str]] | None = None, **overrides: Any) -> RetrievalResult:
+    def query(self, text: str, *, session_history: list[dict[str, str]] | None = None,
+              **overrides: Any) -> RetrievalResult:
+        """The warmed result for this exact query and settings, else the engine's."""
         t0 = time.perf_counter()
-        key = cache_key(text, session_history, engine.settings.override(**overrides))
-        hit = cache.lookup(key)
+        hit = self.cache.lookup(cache_key(text, session_history, self.engine.settings.override(**overrides)))
         if hit is None:
-            return compute(text, session_history=session_history, **overrides)
+            return self.engine.query(text, session_history=session_history, **overrides)
         served = copy.copy(hit)
         ms = (time.perf_counter() - t0) * 1000
         served.timings_ms = {"speculative_cache": ms, "total": ms}
         return served
 
-    def invalidate() -> None:
-        cache.clear()
-        forget()
+    def invalidate(self) -> None:
+        """After a write: drop warmed results and the engine's per-atlas caches."""
+        self.cache.clear()
+        self.engine.invalidate()
 
-    def prewarm(result: RetrievalResult, state: QueryState) -> None:
+    def prewarm(self, result: RetrievalResult, state: QueryState) -> None:
+        """Start the frontier's likely next queries in the background (when `speculative_rag` is on)."""
         s = state.settings
         if not s.speculative_rag or s.speculative_limit <= 0:
             return
-        overrides = {**overrides_between(engine.settings, s), "speculative_rag": False}
+        overrides = {**overrides_between(self.engine.settings, s), "speculative_rag": False}
         for item in result.tiers.explorer[: s.speculative_limit]:
             text = f"{item.edge_verb}: {item.edge_summary}" if item.edge_verb and item.edge_summary else state.query.raw
             if text == state.query.raw:
                 continue  # the query itself, just answered
-            cache.warm(cache_key(text, None, s), lambda text=text: compute(text, **overrides))
-
-    engine.query = query
-    engine.invalidate = invalidate
-    engine.after_tiers.append(prewarm)
-    return cache
+            self.cache.warm(cache_key(text, None, s),
+                            lambda text=text: self.engine.query(text, **overrides))

@@ -1,6 +1,6 @@
 """After-tier checks of the evidence: integrity claim verification, self-RAG, rerank.
 
-Each is an ``engine.after_tiers`` hook ``(result, state)`` that does nothing unless
+Each is registered at the engine's ``after_tiers`` extension point, called as ``(result, state)``, that does nothing unless
 its switch is on for the call (``state.settings``), and records its verdicts on the
 Integrity items, so an answer stays auditable:
 
@@ -25,6 +25,7 @@ from typing import Any
 from ..errors import LLMError
 from ..retrieval.result import RetrievalResult
 from ..retrieval.state import QueryState
+from ..retrieval.tiers import IntegrityItem
 from .shared import provider_for
 
 log = logging.getLogger(__name__)
@@ -38,9 +39,9 @@ def _text(result: RetrievalResult, node_id: str) -> str:
     return view.content if view else ""
 
 
-def _document(result: RetrievalResult, item: dict[str, Any]) -> str:
-    view = result.views.get(item["id"])
-    return item.get("document_id") or (view.document_id if view else "")
+def _document(result: RetrievalResult, item: IntegrityItem) -> str:
+    view = result.views.get(item.id)
+    return item.document_id or (view.document_id if view else "")
 
 
 def integrity_verify(result: RetrievalResult, state: QueryState) -> None:
@@ -49,12 +50,12 @@ def integrity_verify(result: RetrievalResult, state: QueryState) -> None:
     if not s.integrity_llm_verify or not items:
         return
     principal = {f.id for f in result.tiers.principal}
-    jobs: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    jobs: list[tuple[IntegrityItem, dict[str, Any]]] = []
     for item in items:
         doc = _document(result, item)
-        others = [_text(result, o["id"])[:SNIPPET_CHARS] for o in items
-                  if o is not item and _document(result, o) != doc and _text(result, o["id"]).strip()]
-        claim = _text(result, item["id"])[:CLAIM_CHARS]
+        others = [_text(result, o.id)[:SNIPPET_CHARS] for o in items
+                  if o is not item and _document(result, o) != doc and _text(result, o.id).strip()]
+        claim = _text(result, item.id)[:CLAIM_CHARS]
         if others and claim.strip():
             jobs.append((item, {"claim": claim, "corroborating_snippets": others[:SNIPPETS]}))
     if not jobs:
@@ -63,12 +64,12 @@ def integrity_verify(result: RetrievalResult, state: QueryState) -> None:
     drop = set()
     for (item, _), reply in zip(jobs, replies):
         if isinstance(reply, LLMError):
-            item["llm_verified"], item["llm_verify_reason"] = True, f"not checked: {reply.reason}"[:300]
+            item.llm_verified, item.llm_verify_reason = True, f"not checked: {reply.reason}"[:300]
             continue
-        item["llm_verified"], item["llm_verify_reason"] = reply.data["verified"], reply.data["reason"]
-        if not reply.data["verified"] and item["id"] not in principal:
-            drop.add(item["id"])
-    result.tiers.integrity = [i for i in items if i["id"] not in drop]
+        item.llm_verified, item.llm_verify_reason = reply.data["verified"], reply.data["reason"]
+        if not reply.data["verified"] and item.id not in principal:
+            drop.add(item.id)
+    result.tiers.integrity = [i for i in items if i.id not in drop]
 
 
 def self_rag(result: RetrievalResult, state: QueryState) -> None:
@@ -87,13 +88,13 @@ def self_rag(result: RetrievalResult, state: QueryState) -> None:
             verdicts[f.id] = dict(reply.data)
     result.tiers.principal = [f for f in chosen if verdicts[f.id]["responsive"]]
     for item in result.tiers.integrity:
-        verdict = verdicts.get(item["id"])
+        verdict = verdicts.get(item.id)
         if verdict is None:
             continue
-        item["self_rag"] = verdict
+        item.self_rag = verdict
         if not verdict["responsive"]:
-            item["role"] = "self_rag_dropped"
-            item["integrity_flags"] = [*item.get("integrity_flags", []), "self_rag_unresponsive"]
+            item.role = "self_rag_dropped"
+            item.flag("self_rag_unresponsive")
 
 
 def rerank(result: RetrievalResult, state: QueryState) -> None:

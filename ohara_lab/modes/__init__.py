@@ -14,7 +14,7 @@ from .result import ModeResult
 
 
 def _standard(atlas: Any, text: str, session_history: list[dict[str, str]] | None = None, **overrides: Any) -> Any:
-    return atlas.engine.query(text, session_history=session_history, **overrides)
+    return atlas.speculative.query(text, session_history=session_history, **overrides)
 
 
 MODES: dict[str, Callable[..., Any]] = {"standard": _standard, "cor": run_cor, "agent": run_agent}

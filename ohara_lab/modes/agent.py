@@ -21,9 +21,10 @@ from typing import Any
 
 from ..errors import LLMError
 from ..llm.shared import provider_for
-from ..retrieval.fusion import fuse, phase_weights
-from ..retrieval.hits import Hit
+from ..retrieval.fusion import fuse, normalisation, phase_weights
+from ..retrieval.hits import Fused, Hit
 from ..retrieval.state import QueryState
+from ..store.protocol import GraphStore
 from .result import ModeResult
 from .tools import TOOLS, ToolContext
 
@@ -64,7 +65,7 @@ def _run_tools(engine: Any, state: QueryState, text: str) -> _ToolRun:
     run = _ToolRun()
     found, first_tool, used, trace = run.found, run.first_tool, run.used, run.trace
     for step in range(1, settings.agent_max_iter + 1):
-        ranked = fuse(found, weights, settings.normalize_scores, settings.fusion, settings.rrf_k)
+        ranked = fuse(found, weights, normalisation(settings), settings.fusion, settings.rrf_k)
         variables = {"query": text, "found_count": len(ranked),
                      "corroborated_count": sum(1 for f in ranked if len(f.families) >= 2),
                      "found_summary": _summary(engine.store, ranked), "tools_used": used,
@@ -101,7 +102,7 @@ def _run_tools(engine: Any, state: QueryState, text: str) -> _ToolRun:
     return run
 
 
-def _summary(store: Any, ranked: list[Any]) -> str:
+def _summary(store: GraphStore, ranked: list[Fused]) -> str:
     top = [f.id for f in ranked[:SUMMARY_ITEMS]]
     if not top:
         return "none"

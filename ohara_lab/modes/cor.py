@@ -32,7 +32,6 @@ def frontier_seeds(result: Any, n: int = SEEDS) -> list[str]:
 def run_cor(atlas: Any, text: str, session_history: list[dict[str, str]] | None = None,
             **overrides: Any) -> ModeResult:
     settings = atlas.settings.override(**overrides)
-    engine = atlas.engine
     merged: dict[str, Fused] = {}
     tags: dict[str, dict[str, Any]] = {}
     views: dict[str, Any] = {}
@@ -42,7 +41,7 @@ def run_cor(atlas: Any, text: str, session_history: list[dict[str, str]] | None 
     runs: list[Any] = []
     iterations = max(1, settings.cor_max_iter)
     for i in range(iterations):
-        result = engine.query(current, session_history=session_history, **overrides)
+        result = atlas.speculative.query(current, session_history=session_history, **overrides)
         runs.append(result)
         queries.append(current)
         views.update(result.views)

@@ -26,6 +26,7 @@ from ..retrieval.phases.crossdoc import MIN_EDGE_WEIGHT, link_hit
 from ..retrieval.phases.entity_pivot import entity_pivot
 from ..retrieval.query import parse_query
 from ..retrieval.state import SEED_COUNT, QueryState
+from ..store.protocol import GraphStore
 
 STRUCTURAL_DEPTH = 2
 CROSS_DOC_DEPTH = 1
@@ -36,11 +37,11 @@ class ToolContext:
     """What a tool may read: the agent's query state, the store, and the ranking so far."""
 
     state: QueryState
-    store: Any
+    store: GraphStore
     ranked: list[Fused] = field(default_factory=list)
 
     @property
-    def settings(self) -> Any:
+    def settings(self) -> Settings:
         return self.state.settings
 
     def rows(self, ids: list[str]) -> list[dict[str, Any]]:

@@ -1,24 +1,53 @@
-"""The retrieval engine: phase 0 → 1 → 1b → {2, 1c, 1d} → 0b → 3 → fusion →
-temporal prior → tiers (spec §3 "Order"). Graph phases re-score nodes other phases
-found (many-angle corroboration, H1) unless `many_angle=False`."""
+"""The retrieval engine (spec §3 "Order"): what a query runs, in order.
+
+    step            what                                                  where
+    phase0          parse the query, offline fingerprint (0a)             query.py, fingerprint.py
+      fingerprint:* extensions refine the fingerprint (LLM phase 0a)
+    bm25            phase 1, full text; always runs, it seeds the rest    phases/bm25.py
+      after_bm25:*  extensions (reasoning sub-queries)
+    PHASES          one signal family each, in table order:               phases/*.py
+                    sumo (1b), entity_pivot (2), cross_doc (1c), vector (1d),
+                    ppr (the graph walk, seeded by 1d), bridge (a second hop
+                    from the entities of the best passages so far)
+    toc             phase 0b: the `toc_selector` extension picks sections  phases/toc.py
+    structural      phase 3 from the top BM25 node and those sections     phases/structural.py
+    fusion          normalise per phase, weighted sum                      fusion.py
+    temporal        the guarded temporal prior (a bonus, not a family)     temporal.py
+    tiers           Principal, Integrity, Explorer                         tiers.py
+    views           what a person needs to judge each shown node           result.py
+      after_tiers:* extensions (integrity verify, self-RAG, rerank, speculative pre-warm);
+                    views for nodes they added
+
+Every step that ran is a key of `RetrievalResult.timings_ms`, in the order it ran
+(`RetrievalResult.steps`); a phase that did not run says why in `skipped`. Code
+outside `retrieval/` adds steps only at the extension points `extensions.py`
+declares. Graph phases re-score nodes other phases found (many-angle
+corroboration, H1) unless `many_angle=False`.
+"""
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
 from collections.abc import Collection
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from ..errors import EmbeddingError
 from ..settings import Settings
+from ..store.protocol import GraphStore
+from .extensions import Extensions
 from .fingerprint import offline_fingerprint
-from .fusion import fuse, phase_weights
+from .fusion import fuse, normalisation, phase_weights
 from .hits import Fused, Hit
+from .graph import PassageGraph, build_passage_graph
 from .phases.bm25 import bm25
+from .phases.bridge import bridge
 from .phases.crossdoc import cross_doc
 from .phases.entity_pivot import entity_pivot
+from .phases.ppr import ppr
 from .phases.structural import structural
 from .phases.sumo import sumo
-from .phases.toc import lexical_selector, toc_guidance
+from .phases.toc import toc_guidance
 from .phases.vector import vector
 from .query import parse_query
 from .result import NodeView, RetrievalResult
@@ -30,23 +59,39 @@ from .tiers import Tiers, explorer, integrity, knowledge_gaps, principal, qualif
 QUERY_VECTOR_CACHE = 1024  # query vectors kept per engine (oldest dropped first)
 
 
-class Engine:
-    """Runs queries against one store; keeps the ontology and embedder loaded between queries."""
+@dataclass(frozen=True)
+class Phase:
+    """One signal family's phase: `family` keys its hits, weight and corroboration; `step` names its timing."""
 
-    def __init__(self, store: Any, settings: Settings):
+    family: str
+    step: str
+    run: Callable[["Engine", QueryState], list[Hit]]
+
+
+class Engine:
+    """Runs queries against one store; keeps the ontology, embedders and per-atlas caches between queries."""
+
+    def __init__(self, store: GraphStore, settings: Settings, extensions: Extensions | None = None):
         self.store = store
         self.settings = settings
+        self.extensions = extensions or Extensions()
         self._ontology: Any = None
         self._embedders: dict[str, Any] = {}
         self._query_vectors: dict[tuple[str, str], Any] = {}  # (model, text) -> vector; CoR, modes and sweeps repeat queries
-        # Hooks the LLM layer installs (`ohara_lab.llm.hooks`); offline behaviour without them.
-        self.fingerprint: Callable[[QueryState], None] | None = None  # phase 0a
-        self.toc_selector: Callable[[str, list[dict[str, Any]]], list[str]] = lexical_selector  # phase 0b
-        self.after_bm25: list[Callable[[QueryState, Any], None]] = []  # e.g. reasoning sub-queries
-        self.after_tiers: list[Callable[[RetrievalResult, QueryState], None]] = []  # self-RAG, rerank, verify, ...
+        self.atlas_cache: dict[str, Any] = {}  # what phases derive from the atlas itself; dropped by `invalidate`
 
     def invalidate(self) -> None:
-        """Forget per-atlas caches after a write."""
+        """Forget what was derived from the atlas; the atlas calls this after every write."""
+        self.atlas_cache.clear()
+
+    def passage_graph(self) -> PassageGraph:
+        """The graph walk's matrix, rebuilt when the atlas's graph version moves (any writer, any process)."""
+        version = self.store.graph_version()
+        cached = self.atlas_cache.get("passage_graph")
+        if cached is None or cached[0] != version:
+            cached = (version, build_passage_graph(self.store))
+            self.atlas_cache["passage_graph"] = cached
+        return cached[1]
 
     def clear_query_cache(self) -> None:
         """Forget cached query vectors (benchmarks and evaluations time each config's own embedding)."""
@@ -63,29 +108,50 @@ class Engine:
     # ------------------------------------------------------------------ query
     def query(self, text: str, *, session_history: list[dict[str, str]] | None = None,
               **overrides: Any) -> RetrievalResult:
-        """Run every phase for `text`; `session_history` = earlier turns `[{role, content}]` (conversational)."""
+        """Run every step for `text`; `session_history` = earlier turns `[{role, content}]` (conversational)."""
         state = self.start(text, session_history, self.settings.override(**overrides))
-        self._run_phases(state, state.clock)
+        self.retrieve(state)
         return self.finish(state)
 
     def start(self, text: str, session_history: list[dict[str, str]] | None, settings: Settings) -> QueryState:
-        """Phase 0: parse the query and take its fingerprint (offline, then the LLM hook if installed)."""
+        """Phase 0: parse the query and take its fingerprint (offline, then the `fingerprint` extensions)."""
         state = QueryState(parse_query(text), settings)
-        state.clock = _Clock(state.timings)
+        state.clock = Clock(state.timings)
         with state.clock("phase0"):
             n = settings.session_history_limit
             state.history = list(session_history or [])[-n:] if n > 0 else []
             offline_fingerprint(state.query, self.store, self.ontology)
-            if self.fingerprint is not None:
-                self.fingerprint(state)
+        for step in self.extensions.fingerprint:
+            with state.clock(step.label):
+                step.run(state)
         return state
 
+    def retrieve(self, state: QueryState) -> None:
+        """Phase 1, the `after_bm25` extensions, every phase of `PHASES`, then TOC guidance and phase 3."""
+        s, clock = state.settings, state.clock
+        weights = phase_weights(s, state.query.mode)
+        with clock("bm25"):
+            state.hits["fulltext"] = bm25(state, self.store, s)
+        for step in self.extensions.after_bm25:
+            with clock(step.label):
+                step.run(state, self.store)
+        for phase in PHASES:
+            if not self._skip_zero(state, phase.family, weights):
+                with clock(phase.step):
+                    state.hits[phase.family] = phase.run(self, state)
+        if self._skip_zero(state, "structural", weights):
+            return
+        with clock("toc"):
+            state.toc_sections = toc_guidance(state, self.store, s, self.extensions.toc_selector.run)
+        with clock("structural"):
+            state.hits["structural"] = structural(state, self.store, s)
+
     def finish(self, state: QueryState) -> RetrievalResult:
-        """Fusion, temporal prior, tiers and views over the hits the state holds; then the after-tiers hooks."""
+        """Fusion, temporal prior, tiers, the `after_tiers` extensions and views over the hits the state holds."""
         settings, clock, timings = state.settings, state.clock, state.timings
         with clock("fusion"):
             weights = phase_weights(settings, state.query.mode)
-            fused = fuse(state.hits, weights, settings.normalize_scores, settings.fusion, settings.rrf_k)
+            fused = fuse(state.hits, weights, normalisation(settings), settings.fusion, settings.rrf_k)
         with clock("temporal"):
             fused = self._temporal(fused, state, settings)
         with clock("tiers"):
@@ -94,40 +160,14 @@ class Engine:
             views = self._views(fused[: settings.result_limit], tiers)
         result = RetrievalResult(state.query, weights, fused, settings.result_limit, tiers, views, timings,
                                  dict(state.skipped), settings.to_dict())
-        for hook in self.after_tiers:
-            with clock(getattr(hook, "__name__", "after_tiers")):
-                hook(result, state)
-        if self.after_tiers:
+        for step in self.extensions.after_tiers:  # they read the views (passage text) and may add nodes
+            with clock(step.label):
+                step.run(result, state)
+        if self.extensions.after_tiers:
             with clock("views"):
                 result.views.update(self._views(result.results, result.tiers, known=result.views.keys()))
         timings["total"] = sum(v for k, v in timings.items() if k != "total")
         return result
-
-    def _run_phases(self, state: QueryState, clock: "_Clock") -> None:
-        s, store = state.settings, self.store
-        weights = phase_weights(s, state.query.mode)
-        with clock("bm25"):
-            state.hits["fulltext"] = bm25(state, store, s)  # always runs: it seeds the graph phases
-        for hook in self.after_bm25:
-            with clock(getattr(hook, "__name__", "after_bm25")):
-                hook(state, store)
-        steps: list[tuple[str, str, Callable[[], list[Hit]]]] = [
-            ("sumo", "sumo", lambda: sumo(state, store, s, self.ontology)),
-            ("entity_pivot", "entity_pivot", lambda: entity_pivot(state, store, s)),
-            ("cross_doc_edge", "cross_doc", lambda: cross_doc(state, store, s)),
-            ("vector", "vector", lambda: self._vector(state)),
-        ]
-        for phase, clock_name, run in steps:
-            if self._skip_zero(state, phase, weights):
-                continue
-            with clock(clock_name):
-                state.hits[phase] = run()
-        if self._skip_zero(state, "structural", weights):
-            return
-        with clock("toc"):
-            state.toc_sections = toc_guidance(state, store, s, self.toc_selector)
-        with clock("structural"):
-            state.hits["structural"] = structural(state, store, s)
 
     @staticmethod
     def _skip_zero(state: QueryState, phase: str, weights: dict[str, float]) -> bool:
@@ -139,7 +179,8 @@ class Engine:
         return False
 
     # ------------------------------------------------------------------ vectors
-    def _vector(self, state: QueryState) -> list[Hit]:
+    def vector_phase(self, state: QueryState) -> list[Hit]:
+        """Phase 1d: embed the query with the atlas's own model (cached), then k-NN."""
         s = state.settings
         models = self.store.vector_models()
         if not models:
@@ -194,14 +235,14 @@ class Engine:
     def _tiers(self, fused: list[Fused], s: Settings) -> Tiers:
         chosen, floor = principal(fused, s)
         items = integrity(chosen, fused, self.store, s)
-        seen = {f.id for f in fused} | {i["id"] for i in items}
+        seen = {f.id for f in fused} | {i.id for i in items}
         frontier, reason = explorer(chosen, seen, self.store, s)
         return Tiers(chosen, items, frontier, reason, knowledge_gaps(chosen, self.store), floor)
 
     # ------------------------------------------------------------------ views
     def _views(self, results: list[Fused], tiers: Tiers, known: Collection[str] = ()) -> dict[str, NodeView]:
         """Views of every node the results and tiers show, except the `known` ones already built."""
-        ids = {f.id for f in results} | {f.id for f in tiers.principal} | {i["id"] for i in tiers.integrity}
+        ids = {f.id for f in results} | {f.id for f in tiers.principal} | {i.id for i in tiers.integrity}
         ids |= {x.node_id for x in tiers.explorer if x.node_id}
         ids -= set(known)
         nodes = self.store.get_nodes(ids)
@@ -245,7 +286,9 @@ def _path(section_id: str | None, sections: dict[str, dict[str, Any]]) -> list[s
     return path[::-1]
 
 
-class _Clock:
+class Clock:
+    """Adds the milliseconds spent in each named step to `timings` (insertion order = the order steps ran)."""
+
     def __init__(self, timings: dict[str, float]):
         self.timings = timings
 
@@ -256,3 +299,14 @@ class _Clock:
             yield
         finally:
             self.timings[name] = self.timings.get(name, 0.0) + (time.perf_counter() - t0) * 1000
+
+
+# The signal-family phases between phase 1 and TOC guidance, in the order they run. A zero weight skips one.
+PHASES: tuple[Phase, ...] = (
+    Phase("sumo", "sumo", lambda e, st: sumo(st, e.store, st.settings, e.ontology)),
+    Phase("entity_pivot", "entity_pivot", lambda e, st: entity_pivot(st, e.store, st.settings)),
+    Phase("cross_doc_edge", "cross_doc", lambda e, st: cross_doc(st, e.store, st.settings)),
+    Phase("vector", "vector", lambda e, st: e.vector_phase(st)),
+    Phase("ppr", "ppr", lambda e, st: ppr(st, e.store, st.settings, e.passage_graph())),
+    Phase("bridge", "bridge", lambda e, st: bridge(st, e.store, st.settings)),
+)

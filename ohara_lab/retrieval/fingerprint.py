@@ -5,18 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from ..ids import norm_key
+from ..store.protocol import GraphStore
 from .query import ProcessedQuery, ngrams
 
 MAX_ENTITY_HINTS = 8
 MAX_SUMO_HINTS = 6
 
 
-def offline_fingerprint(q: ProcessedQuery, store: Any, ontology: Any) -> None:
+def offline_fingerprint(q: ProcessedQuery, store: GraphStore, ontology: Any) -> None:
     q.sumo_hints = list(ontology.query_hints(q.raw, k=MAX_SUMO_HINTS)) if q.raw.strip() else []
     q.entity_hints = entity_hints(q.raw, store)
 
 
-def entity_hints(text: str, store: Any) -> list[dict[str, str]]:
+def entity_hints(text: str, store: GraphStore) -> list[dict[str, str]]:
     """Longest n-grams first; a word already inside a matched n-gram does not match again.
 
     Single words must look like names (capitalised, an acronym, or containing a

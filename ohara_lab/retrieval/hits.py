@@ -4,8 +4,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-# Signal families in the original's fusion order. Temporal is a prior, not a family.
-PHASES = ("fulltext", "sumo", "entity_pivot", "cross_doc_edge", "structural", "vector")
+# Signal families in fusion order: the original's six, then the graph walk and the bridge hop.
+# Temporal is a prior, not a family.
+PHASES = ("fulltext", "sumo", "entity_pivot", "cross_doc_edge", "structural", "vector", "ppr", "bridge")
 
 
 @dataclass

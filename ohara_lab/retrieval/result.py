@@ -13,7 +13,7 @@ from typing import Any
 
 from .hits import Fused
 from .query import ProcessedQuery
-from .tiers import Tiers
+from .tiers import IntegrityItem, Tiers
 
 
 @dataclass
@@ -48,6 +48,11 @@ class RetrievalResult:
     @property
     def results(self) -> list[Fused]:
         return self.fused[: self.limit]
+
+    @property
+    def steps(self) -> list[str]:
+        """Every step that ran, in the order it ran (the keys of `timings_ms` but the total)."""
+        return [k for k in self.timings_ms if k != "total"]
 
     @property
     def principal(self) -> list[Fused]:
@@ -91,14 +96,15 @@ class RetrievalResult:
             },
             "abstained": self.abstained,
             "skipped_phases": self.skipped,
+            "steps": self.steps,
             "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
         }
 
-    def _integrity_dict(self, item: dict[str, Any]) -> dict[str, Any]:
-        view = self.views.get(item["id"])
+    def _integrity_dict(self, item: IntegrityItem) -> dict[str, Any]:
+        view = self.views.get(item.id)
         extra = {"content": view.content, "document_title": view.document_title,
                  "document_id": view.document_id} if view else {}
-        return {**extra, **_jsonable(item)}
+        return {**extra, **_jsonable(item.to_dict())}
 
     def _title(self, doc_id: str) -> str:
         view = self.views.get(doc_id)
@@ -147,6 +153,9 @@ class RetrievalResult:
             f"not Principal: {len(families)} signal family" if len(families) < 2 else
             f"not Principal: below the score floor {self.tiers.floor:.4f} or past the limit")
         lines.append(f"  families: {', '.join(families) or 'none'} → {verdict}")
+        lines.append(f"  steps run: {', '.join(self.steps)}")
+        if self.skipped:
+            lines.append("  skipped: " + "; ".join(f"{p} ({why})" for p, why in sorted(self.skipped.items())))
         return "\n".join(lines)
 
     def __repr__(self) -> str:

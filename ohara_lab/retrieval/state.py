@@ -21,6 +21,7 @@ class QueryState:
     toc_sections: list[str] = field(default_factory=list)  # phase 0b picks
     query_vector: Any = None
     query_vector_model: str | None = None
+    dense: dict[str, float] = field(default_factory=dict)  # vector phase's candidates, best first (seeds the walk)
     history: list[dict[str, str]] = field(default_factory=list)  # earlier conversation turns {role, content}
     timings: dict[str, float] = field(default_factory=dict)  # ms per phase
     clock: Any = None  # context-manager factory that adds to `timings`

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..settings import Settings
+from ..store.protocol import GraphStore
 from .hits import Fused
 
 STRUCTURAL_VERIFY_PER_NODE = 3
@@ -41,9 +42,43 @@ class FrontierItem:
 
 
 @dataclass
+class IntegrityItem:
+    """A node in the Integrity tier: why it is there (`role`) and the phase contributions that put it there.
+
+    `role`: principal | structural_verify (a structural neighbour of a Principal node) | cross_doc
+    (strong SIMILAR_TO support) | self_rag_dropped. After-tier checks add their verdicts
+    (`llm_verified`, `self_rag`) and flags (`contradicted`, `self_rag_unresponsive`).
+    """
+
+    id: str
+    role: str
+    score: float
+    sources: list[str]
+    provenance: list[dict[str, Any]]
+    document_id: str | None = None  # unknown for structural neighbours until their view is built
+    integrity_flags: list[str] = field(default_factory=list)
+    contradiction_note: str | None = None
+    llm_verified: bool | None = None
+    llm_verify_reason: str | None = None
+    self_rag: dict[str, Any] | None = None
+
+    def flag(self, name: str) -> None:
+        if name not in self.integrity_flags:
+            self.integrity_flags.append(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract: fields that are unset (None, no flags) are left out."""
+        out = {"id": self.id, "document_id": self.document_id, "score": self.score, "sources": self.sources,
+               "role": self.role, "provenance": self.provenance, "integrity_flags": self.integrity_flags,
+               "contradiction_note": self.contradiction_note, "llm_verified": self.llm_verified,
+               "llm_verify_reason": self.llm_verify_reason, "self_rag": self.self_rag}
+        return {k: v for k, v in out.items() if v is not None and v != []}
+
+
+@dataclass
 class Tiers:
     principal: list[Fused] = field(default_factory=list)
-    integrity: list[dict[str, Any]] = field(default_factory=list)  # {id, score, sources, provenance, flags...}
+    integrity: list[IntegrityItem] = field(default_factory=list)
     explorer: list[FrontierItem] = field(default_factory=list)
     stopped_reason: str | None = None
     knowledge_gaps: list[dict[str, Any]] = field(default_factory=list)
@@ -79,7 +114,7 @@ def principal(fused: list[Fused], settings: Settings) -> tuple[list[Fused], floa
     return chosen[: settings.principal_limit], floor
 
 
-def integrity(chosen: list[Fused], fused: list[Fused], store: Any, settings: Settings) -> list[dict[str, Any]]:
+def integrity(chosen: list[Fused], fused: list[Fused], store: GraphStore, settings: Settings) -> list[IntegrityItem]:
     items = [_item(f, "principal") for f in chosen]
     taken = {f.id for f in chosen}
     seen = {f.id for f in fused}
@@ -90,9 +125,9 @@ def integrity(chosen: list[Fused], fused: list[Fused], store: Any, settings: Set
             continue
         per_start[n.start] = per_start.get(n.start, 0) + 1
         taken.add(n.id)
-        items.append({"id": n.id, "score": 1.0, "sources": ["structural_verify"], "role": "structural_verify",
-                      "provenance": [{"phase": "structural_verify", "score": 1.0, "raw_score": 1.0, "from": n.start,
-                                      "relation": n.relation}]})
+        items.append(IntegrityItem(n.id, "structural_verify", 1.0, ["structural_verify"],
+                                   [{"phase": "structural_verify", "score": 1.0, "raw_score": 1.0, "from": n.start,
+                                     "relation": n.relation}]))
     for f in fused:
         c = f.best("cross_doc_edge")
         if f.id not in taken and c is not None and c.raw_score >= settings.integrity_weight_min:
@@ -102,26 +137,27 @@ def integrity(chosen: list[Fused], fused: list[Fused], store: Any, settings: Set
     return items
 
 
-def _item(f: Fused, role: str) -> dict[str, Any]:
-    return {"id": f.id, "document_id": f.document_id, "score": f.score, "sources": f.sources, "role": role,
-            "provenance": [{"phase": c.phase, "score": c.score, "raw_score": c.raw_score, "normalised": c.normalised,
-                            "weight": c.weight, "document_id": c.document_id, **c.via} for c in f.contributions]}
+def _item(f: Fused, role: str) -> IntegrityItem:
+    return IntegrityItem(f.id, role, f.score, f.sources,
+                         [{"phase": c.phase, "score": c.score, "raw_score": c.raw_score, "normalised": c.normalised,
+                           "weight": c.weight, "document_id": c.document_id, **c.via} for c in f.contributions],
+                         document_id=f.document_id)
 
 
-def _flag_contradictions(items: list[dict[str, Any]], chosen: list[Fused], store: Any) -> None:
+def _flag_contradictions(items: list[IntegrityItem], chosen: list[Fused], store: GraphStore) -> None:
     """Principal items from a document a later document supersedes or contradicts."""
     docs = {f.document_id for f in chosen}
     notes = {e.to_id: e.attrs.get("contradiction_note") for e in
              store.edges(to_ids=sorted(docs), relations=["CONTRADICTS"])} if docs else {}
     by_id = {f.id: f.document_id for f in chosen}
     for item in items:
-        doc = by_id.get(item["id"])
+        doc = by_id.get(item.id)
         if doc in notes:
-            item["integrity_flags"] = ["contradicted"]
-            item["contradiction_note"] = notes[doc]
+            item.flag("contradicted")
+            item.contradiction_note = notes[doc]
 
 
-def explorer(chosen: list[Fused], seen: set[str], store: Any, settings: Settings) -> tuple[list[FrontierItem], str]:
+def explorer(chosen: list[Fused], seen: set[str], store: GraphStore, settings: Settings) -> tuple[list[FrontierItem], str]:
     if not chosen:
         return [], "no_principal_seeds"
     seeds = list(dict.fromkeys(f.document_id for f in chosen))
@@ -149,7 +185,7 @@ def explorer(chosen: list[Fused], seen: set[str], store: Any, settings: Settings
     return band, "weight_below_threshold"
 
 
-def knowledge_gaps(chosen: list[Fused], store: Any, limit: int = 10) -> list[dict[str, Any]]:
+def knowledge_gaps(chosen: list[Fused], store: GraphStore, limit: int = 10) -> list[dict[str, Any]]:
     """Entities of Principal nodes with fewer than two RELATED_TO neighbours (spec §2.13 gaps)."""
     nodes = store.get_nodes([f.id for f in chosen])
     slugs = list(dict.fromkeys(s for n in nodes.values() for s in n.get("entity_slugs") or []))

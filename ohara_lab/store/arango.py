@@ -147,13 +147,14 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
             times[k] = times.get(k, 0) + 1
         if not wanted:
             return 0
-        with self.transaction([EDGES]) as txn:
+        with self.transaction([EDGES, "meta"]) as txn:
             matched = rows(txn, """
                 FOR x IN @wanted
                   FOR e IN edges FILTER e._from == x.f AND e._to == x.t AND e.relation == x.r
                   UPDATE e WITH {attrs: x.a} IN edges OPTIONS {mergeObjects: false}
                   RETURN [x.f, x.t, x.r]""",
                 {"wanted": [{"f": f, "t": t, "r": r, "a": a} for (f, t, r), a in wanted.items()]})
+            WriteSteps(txn, self.evergreen_threshold).bump_graph()
         return sum(times[tuple(m)] for m in matched)
 
     def add_edges(self, edges: Iterable[Edge]) -> int:
@@ -193,6 +194,9 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
         """Drop every vector of the given models (after re-embedding with another one)."""
         with self.transaction(["vectors", "meta"]) as txn:
             WriteSteps(txn, self.evergreen_threshold).delete_vectors(models)
+
+    def graph_version(self) -> int:
+        return int(self.get_meta("graph_version", 0) or 0)
 
     def vector_matrix(self, model: str) -> tuple[list[str], np.ndarray]:
         version = self.get_meta("vectors_version", 0)

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from ..ids import split_id
 from .arango_aql import record, rows
 from .protocol import TextHit
-from .protocol import STRUCTURAL_RELATIONS, DocLink, EntityHit, Neighbour, TagHit
+from .protocol import STRUCTURAL_RELATIONS, DocLink, EntityHit, Neighbour, PassageEntityGraph, TagHit
 
 BM25_K1, BM25_B = 1.2, 0.75  # the original's ArangoSearch parameters (spec §1.3)
 
@@ -200,6 +200,22 @@ class ArangoSearchMixin:
         for r in sorted(found, key=lambda r: (r["start"], r["id"], r["hops"])):
             best.setdefault((r["start"], r["id"]), Neighbour(r["start"], r["id"], r["hops"], r["rel"]))
         return sorted(best.values(), key=lambda n: (n.start, n.hops, n.id))
+
+    # ---------------------------------------------------------------- graph walk
+    def passage_entity_graph(self, exclude_types: Sequence[str] = ()) -> PassageEntityGraph:
+        """MENTIONS, RELATED_TO and SYNONYM_OF rows, sorted by bytes as `SqliteStore` returns them."""
+        mentions = rows(self.db, "FOR n IN node_entities FILTER n.type NOT IN @types RETURN [n.node_id, n.slug]",
+                        {"types": list(exclude_types)})
+
+        def pairs(relation: str, attr: str) -> list[tuple[str, str, float]]:
+            found = rows(self.db, """
+                FOR e IN edges FILTER e.relation == @rel
+                  RETURN [SUBSTRING(e._from, 9), SUBSTRING(e._to, 9), TO_NUMBER(e.attrs[@attr])]""",
+                {"rel": relation, "attr": attr})
+            return sorted((a, b, float(w or 0.0)) for a, b, w in found)
+
+        return PassageEntityGraph(sorted((a, b) for a, b in mentions), pairs("RELATED_TO", "count"),
+                                  pairs("SYNONYM_OF", "weight"))
 
     def sections_of(self, document_ids: Sequence[str]) -> list[dict[str, Any]]:
         """Section rows of some documents in reading order (for TOC guidance)."""

@@ -233,6 +233,10 @@ class WriteSteps(CurationQueries):
         if dead:
             rows(self.db, "FOR s IN @slugs FOR e IN entities FILTER e._key == s REMOVE e IN entities",
                  {"slugs": dead})
+            # Atlas-level edges of a removed entity (SYNONYM_OF) must not dangle.
+            rows(self.db, """
+                FOR s IN @ids FOR e IN edges FILTER e._from == s OR e._to == s REMOVE e IN edges""",
+                 {"ids": ["entities/" + s for s in dead]})
             rows(self.db, "FOR s IN @slugs FOR n IN entity_names FILTER n.slug == s REMOVE n IN entity_names",
                  {"slugs": dead})
 

@@ -9,6 +9,7 @@ from typing import Any, Callable, Iterable, TypeVar
 from ..dates import iso_bounds
 from ..ids import norm_key, split_id
 from ..records import Document, DocumentGraph, Edge, Entity, NodeEntities
+from .protocol import SharedQuestion  # noqa: F401 - re-exported for the stores
 
 # An entity mentioned by more than this many entities in one paragraph adds no
 # useful co-occurrence signal and would cost O(n^2) RELATED_TO pairs.
@@ -156,20 +157,6 @@ def date_span(doc: Document) -> tuple[str | None, str | None]:
 
 
 ANSWERS_SAME = "ANSWERS_SAME"
-
-
-@dataclass
-class SharedQuestion:
-    """A paragraph linked by ANSWERS_SAME to `seed`, and the question both answer.
-
-    (Meant for `store/protocol.py` beside TagHit and EntityHit.)
-    """
-
-    seed: str
-    id: str
-    document_id: str
-    question: str  # the seed's wording of the shared question
-    question_norm: str
 
 
 def question_rows(graph: DocumentGraph) -> list[tuple[str, str, str]]:

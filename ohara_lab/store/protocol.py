@@ -12,7 +12,7 @@ half-linked document behind.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Protocol, runtime_checkable
+from typing import Any, Callable, Iterable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -100,6 +100,31 @@ class TextHit:
     score: float
 
 
+@dataclass
+class SharedQuestion:
+    """A paragraph linked by ANSWERS_SAME to `seed`, and the question both answer."""
+
+    seed: str
+    id: str
+    document_id: str
+    question: str  # the seed's wording of the shared question
+    question_norm: str
+
+
+@dataclass
+class PassageEntityGraph:
+    """The passage–entity graph the graph walk (PPR) runs on, as plain rows.
+
+    `mentions`: (paragraph/table id, entity slug), MENTIONS without the excluded types;
+    `related`: (slug, slug, atlas-wide co-occurrence count), RELATED_TO;
+    `synonyms`: (slug, slug, cosine of the entity names), SYNONYM_OF.
+    """
+
+    mentions: list[tuple[str, str]] = field(default_factory=list)
+    related: list[tuple[str, str, float]] = field(default_factory=list)
+    synonyms: list[tuple[str, str, float]] = field(default_factory=list)
+
+
 @runtime_checkable
 class GraphStore(Protocol):
     """Storage primitives shared by the SQLite and ArangoDB backends."""
@@ -162,6 +187,62 @@ class GraphStore(Protocol):
 
     def texts_without_vectors(self, model: str) -> list[tuple[str, str]]:
         """(id, text) of paragraphs and tables that have no vector of `model`."""
+
+    # ---- retrieval primitives (raw scores; normalisation and fusion live in `ohara_lab.retrieval`) ----
+    def bm25_search(self, tokens: Sequence[str], limit: int, *, date_from: str | None = None,
+                    date_to: str | None = None) -> list[TextHit]:
+        """Phase 1: BM25 over paragraph content, section titles and table markdown (any token matches).
+
+        A date range (day bounds) filters documents before the limit and keeps undated ones."""
+
+    def corpus_stats(self) -> dict[str, float]:
+        """Figures about the full-text index (at least `fts_rows`, the number of indexed rows)."""
+
+    def tag_overlap(self, tag_weights: dict[str, float], limit: int, *, types: Sequence[str] = (),
+                    type_weight: float = 0.2, norm: float = 1.0) -> list[TagHit]:
+        """Phase 1b: nodes scored `Σ weights of their tags / norm + type_weight·|types ∩ entity types| / |types|`."""
+
+    def entity_pivot(self, slugs: Sequence[str], limit: int) -> list[EntityHit]:
+        """Phase 2: paragraphs/tables mentioning the most of `slugs`, most shared first (ties by id)."""
+
+    def entities_by_names(self, keys: Sequence[str]) -> dict[str, list[str]]:
+        """norm_key -> slugs of entities whose name or an alias has that norm_key."""
+
+    def entity_types(self, slugs: Sequence[str]) -> dict[str, str]:
+        """slug -> entity type, for the slugs that exist."""
+
+    def similar_documents(self, seeds: Sequence[str], depth: int, *, min_weight: float = 0.3,
+                          tags: Sequence[str] = ()) -> list[DocLink]:
+        """Phase 1c / Explorer: documents within `depth` SIMILAR_TO hops of `seeds`, every hop gated
+        (weight > `min_weight` or an edge tag in `tags`); one row per (seed, document), shortest then strongest."""
+
+    def document_paragraphs_by_entities(self, document_id: str, slugs: Sequence[str], limit: int) -> list[EntityHit]:
+        """A document's paragraphs/tables sharing most of `slugs` (its first paragraphs when `slugs` is empty)."""
+
+    def structural_neighbours(self, starts: Sequence[str], depth: int,
+                              relations: Sequence[str] = STRUCTURAL_RELATIONS, *,
+                              include_parents: bool = True) -> list[Neighbour]:
+        """Phase 3 / Integrity: nodes within `depth` outbound structural hops of `starts` (plus parent sections);
+        documents are never expanded."""
+
+    def sections_of(self, document_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Section rows of the given documents in reading order (phase 0b's tree)."""
+
+    def passage_entity_graph(self, exclude_types: Sequence[str] = ()) -> PassageEntityGraph:
+        """MENTIONS (but of entities of `exclude_types`), RELATED_TO and SYNONYM_OF rows, for the graph walk."""
+
+    def answers_same(self, ids: Iterable[str]) -> list[SharedQuestion]:
+        """Paragraphs linked by ANSWERS_SAME from `ids`, with the shared question (by seed, then target id)."""
+
+    def graph_version(self) -> int:
+        """A counter that moves on every write; caches derived from the atlas (graph matrices) key on it."""
+
+    # ---- feedback ------------------------------------------------------------
+    def add_feedback(self, query: str, query_hash: str, node_id: str, rank: int | None, signal: str) -> None:
+        """Store one thumbs up/down (`signal` positive | negative) on a result."""
+
+    def feedback(self) -> list[dict[str, Any]]:
+        """Every feedback row, oldest first."""
 
     # ---- stats and integrity -------------------------------------------------
     def stats(self) -> dict[str, Any]: ...

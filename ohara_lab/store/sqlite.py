@@ -384,6 +384,8 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             if not rows:
                 self.conn.execute("DELETE FROM entities WHERE slug=?", (slug,))
                 self.conn.execute("DELETE FROM entity_names WHERE slug=?", (slug,))
+                # Atlas-level edges of a removed entity (SYNONYM_OF) must not dangle.
+                self.conn.execute("DELETE FROM edges WHERE from_id=? OR to_id=?", ("entities/" + slug,) * 2)
                 continue
             docs = sorted({r[0] for r in rows})
             row = self.conn.execute("SELECT data FROM entities WHERE slug=?", (slug,)).fetchone()
@@ -452,6 +454,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
                 cur = c.execute("UPDATE edges SET attrs=? WHERE from_id=? AND to_id=? AND relation=?",
                                 (_dumps(e.attrs), e.from_id, e.to_id, e.relation))
                 n += cur.rowcount
+            self._bump_graph()
         return n
 
     def add_edges(self, edges: Iterable[Edge]) -> int:
@@ -522,6 +525,9 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
     def _bump(self, key: str) -> None:
         """Move a version counter in meta (readers cache by it)."""
         self._set_meta(key, (self.get_meta(key, 0) or 0) + 1)
+
+    def graph_version(self) -> int:
+        return int(self.get_meta("graph_version", 0) or 0)
 
     def vector_matrix(self, model: str) -> tuple[list[str], np.ndarray]:
         version = self.get_meta("vectors_version", 0)

@@ -9,7 +9,7 @@ import json
 import sqlite3
 from typing import Any, Iterable, Sequence
 
-from .protocol import STRUCTURAL_RELATIONS, DocLink, EntityHit, Neighbour, TagHit, TextHit
+from .protocol import STRUCTURAL_RELATIONS, DocLink, EntityHit, Neighbour, PassageEntityGraph, TagHit, TextHit
 
 # FTS5 BM25 parameters match ArangoSearch's defaults used by the original (k1 1.2, b 0.75).
 
@@ -184,6 +184,21 @@ class SqliteSearchMixin:
             params.append(depth)
         rows = self._q(sql, params)
         return [Neighbour(r[0], r[1], r[2], r[3]) for r in rows]
+
+    # ---------------------------------------------------------------- graph walk
+    def passage_entity_graph(self, exclude_types: Sequence[str] = ()) -> PassageEntityGraph:
+        """MENTIONS, RELATED_TO and SYNONYM_OF rows in a stable order (the walk's matrix is built from them)."""
+        marks = ",".join("?" * len(exclude_types)) or "NULL"
+        mentions = [(r[0], r[1]) for r in self._q(
+            f"SELECT node_id, slug FROM node_entities WHERE type NOT IN ({marks}) ORDER BY node_id, slug",
+            list(exclude_types))]
+
+        def pairs(relation: str, attr: str) -> list[tuple[str, str, float]]:
+            rows = self._q(f"SELECT substr(from_id, 10), substr(to_id, 10), CAST(json_extract(attrs, '$.{attr}') AS REAL)"
+                           " FROM edges WHERE relation = ? ORDER BY from_id, to_id", (relation,))
+            return [(r[0], r[1], float(r[2] or 0.0)) for r in rows]
+
+        return PassageEntityGraph(mentions, pairs("RELATED_TO", "count"), pairs("SYNONYM_OF", "weight"))
 
     def sections_of(self, document_ids: Sequence[str]) -> list[dict[str, Any]]:
         """Section rows of some documents in reading order (for TOC guidance)."""

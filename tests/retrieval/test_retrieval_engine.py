@@ -104,11 +104,11 @@ def test_temporal_intent_and_ordering_get_no_decay(samples_atlas):
 
 def test_superseded_documents_are_flagged_in_integrity(samples_atlas):
     result = samples_atlas.query("GNU General Public License version 2 distribution conditions")
-    flagged = [i for i in result.tiers.integrity if i.get("integrity_flags") == ["contradicted"]]
+    flagged = [i for i in result.tiers.integrity if i.integrity_flags == ["contradicted"]]
     principal_docs = {f.document_id for f in result.tiers.principal}
     old = {d.id for d in samples_atlas.documents() if d.title.endswith("Version 2")}
     if principal_docs & old:
-        assert flagged and all("supersedes" in i["contradiction_note"] for i in flagged)
+        assert flagged and all("supersedes" in i.contradiction_note for i in flagged)
 
 
 def test_feedback_is_stored(samples_atlas_dir, tmp_path):

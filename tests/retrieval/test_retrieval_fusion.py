@@ -31,7 +31,7 @@ def test_max_normalised_weighted_sum_by_hand():
 
 def test_without_normalisation_raw_scores_swamp():
     hits = {"fulltext": [Hit("p/a", "d", "fulltext", 20.0)], "vector": [Hit("p/b", "d", "vector", 0.9)]}
-    fused = fuse(hits, {"fulltext": 1.0, "vector": 1.0}, normalise=False)
+    fused = fuse(hits, {"fulltext": 1.0, "vector": 1.0}, normalisation="none")
     assert fused[0].score == 20.0 and fused[1].score == pytest.approx(0.9)
 
 

@@ -16,7 +16,7 @@ def test_a_query_fills_the_tabs(atlas, query_text) -> None:
     tiers = result.tiers
     assert [c.node_id for c in explorer.cards["All"]] == [f.id for f in result.results]
     assert [c.node_id for c in explorer.cards["Principal"]] == [f.id for f in tiers.principal] != []
-    assert [c.node_id for c in explorer.cards["Integrity"]] == [i["id"] for i in tiers.integrity]
+    assert [c.node_id for c in explorer.cards["Integrity"]] == [i.id for i in tiers.integrity]
     assert [c.node_id for c in explorer.cards["Explorer"]] == [x.node_id or x.document_id for x in tiers.explorer]
     assert explorer.tabs.get_title(1) == f"Principal ({len(tiers.principal)})"
     card = explorer.cards["Principal"][0]

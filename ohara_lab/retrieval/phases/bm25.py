@@ -1,9 +1,9 @@
 """Phase 1: BM25 full text over paragraph content, section titles and table markdown (spec §3.2)."""
 from __future__ import annotations
 
-from typing import Any
 
 from ...settings import Settings
+from ...store.protocol import GraphStore
 from ..hits import Hit
 from ..state import SEED_COUNT, QueryState
 
@@ -16,7 +16,7 @@ def strict_dates(state: QueryState, settings: Settings) -> tuple[str | None, str
     return rng.get("from"), rng.get("to")
 
 
-def bm25(state: QueryState, store: Any, settings: Settings) -> list[Hit]:
+def bm25(state: QueryState, store: GraphStore, settings: Settings) -> list[Hit]:
     if not state.query.keywords:
         return []
     date_from, date_to = strict_dates(state, settings)

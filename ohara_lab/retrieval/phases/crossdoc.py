@@ -13,13 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 from ...settings import Settings
+from ...store.protocol import GraphStore
 from ..hits import Hit
 from ..state import QueryState
 
 MIN_EDGE_WEIGHT = 0.3
 
 
-def cross_doc(state: QueryState, store: Any, settings: Settings) -> list[Hit]:
+def cross_doc(state: QueryState, store: GraphStore, settings: Settings) -> list[Hit]:
     seeds = state.seed_documents()
     if not seeds:
         return []

@@ -7,14 +7,14 @@ counts only if the query or another seed supplied it — otherwise a seed would
 """
 from __future__ import annotations
 
-from typing import Any
 
 from ...settings import Settings
+from ...store.protocol import GraphStore
 from ..hits import Hit
 from ..state import QueryState
 
 
-def entity_pivot(state: QueryState, store: Any, settings: Settings) -> list[Hit]:
+def entity_pivot(state: QueryState, store: GraphStore, settings: Settings) -> list[Hit]:
     slugs = state.seed_slugs()
     if not slugs:
         return []

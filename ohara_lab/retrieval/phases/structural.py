@@ -8,14 +8,14 @@ the query has SUMO hints, drop non-TOC neighbours that share none of them.
 """
 from __future__ import annotations
 
-from typing import Any
 
 from ...settings import Settings
+from ...store.protocol import GraphStore
 from ..hits import Hit
 from ..state import QueryState
 
 
-def structural(state: QueryState, store: Any, settings: Settings) -> list[Hit]:
+def structural(state: QueryState, store: GraphStore, settings: Settings) -> list[Hit]:
     starts: list[tuple[str, bool]] = []
     bm25 = state.hits.get("fulltext", [])
     if bm25:

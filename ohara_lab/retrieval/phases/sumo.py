@@ -16,6 +16,7 @@ from collections import Counter
 from typing import Any
 
 from ...settings import Settings
+from ...store.protocol import GraphStore
 from ..hits import Hit
 from ..state import QueryState
 
@@ -44,7 +45,7 @@ def exact_tags(state: QueryState) -> list[str]:
     return list(dict.fromkeys(state.query.sumo_hints + shared))
 
 
-def sumo(state: QueryState, store: Any, settings: Settings, ontology: Any) -> list[Hit]:
+def sumo(state: QueryState, store: GraphStore, settings: Settings, ontology: Any) -> list[Hit]:
     exact = exact_tags(state)
     if not exact:
         return []

@@ -10,6 +10,7 @@ import re
 from typing import Any, Callable
 
 from ...settings import Settings
+from ...store.protocol import GraphStore
 from ..query import tokenize
 from ..state import QueryState
 
@@ -33,7 +34,7 @@ def lexical_selector(query: str, tree: list[dict[str, Any]]) -> list[str]:
     return [sid for _, _, sid in sorted(scored)[:MAX_SECTIONS]]
 
 
-def toc_guidance(state: QueryState, store: Any, settings: Settings, selector: Selector = lexical_selector) -> list[str]:
+def toc_guidance(state: QueryState, store: GraphStore, settings: Settings, selector: Selector = lexical_selector) -> list[str]:
     if not settings.toc_guidance or state.query.input_type == "keyword" or not state.hits.get("fulltext"):
         return []
     docs = state.seed_documents(SEED_DOCS)

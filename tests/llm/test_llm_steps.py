@@ -7,7 +7,7 @@ import pytest
 from gemini_stub import error_reply
 from standin import faithful_model, gemini_atlas, offline_atlas
 from ohara_lab.llm.query_plan import LLMTocSelector, day_range, history_block
-from ohara_lab.llm.speculative import cache_key, cache_of
+from ohara_lab.llm.speculative import cache_key
 from ohara_lab.samples import corpus_dir
 
 MODEL = "gemini:gemini-2.5-flash-lite"
@@ -121,7 +121,7 @@ def test_offline_self_rag_keeps_responsive_principal_items(offline):
     plain = offline.query(QUESTION)
     checked = offline.query(QUESTION, self_rag_verify=True)
     assert [f.id for f in checked.tiers.principal] == [f.id for f in plain.tiers.principal]
-    verdicts = [i["self_rag"] for i in checked.tiers.integrity if "self_rag" in i]
+    verdicts = [i.self_rag for i in checked.tiers.integrity if i.self_rag is not None]
     assert len(verdicts) == len(plain.tiers.principal) and all(v["responsive"] for v in verdicts)
 
 
@@ -129,21 +129,21 @@ def test_offline_integrity_verify_removes_unverified_supporting_items(offline):
     plain = offline.query(QUESTION)
     checked = offline.query(QUESTION, integrity_llm_verify=True)
     principal = {f.id for f in plain.tiers.principal}
-    assert principal <= {i["id"] for i in checked.tiers.integrity}
-    assert all("llm_verified" in i for i in checked.tiers.integrity if i["id"] in principal)
-    removed = {i["id"] for i in plain.tiers.integrity} - {i["id"] for i in checked.tiers.integrity}
+    assert principal <= {i.id for i in checked.tiers.integrity}
+    assert all(i.llm_verified is not None for i in checked.tiers.integrity if i.id in principal)
+    removed = {i.id for i in plain.tiers.integrity} - {i.id for i in checked.tiers.integrity}
     assert removed and not removed & principal
 
 
 def test_speculative_prewarm_is_read_by_the_next_identical_query(offline):
     first = offline.query(QUESTION, speculative_rag=True)
-    cache = cache_of(offline.engine)
+    cache = offline.speculative.cache
     texts = [f"{x.edge_verb}: {x.edge_summary}" for x in first.tiers.explorer[:3]]
     assert texts and len(cache.keys()) == len(set(texts))
     cache.drain()
     served = offline.query(texts[0])  # the switch is off for this call: results are the same either way
     assert set(served.timings_ms) == {"speculative_cache", "total"} and cache.served == 1
-    offline.engine.invalidate()  # what every atlas write does
+    offline.speculative.invalidate()  # what every atlas write does
     assert cache.keys() == []
     fresh = offline.query(texts[0])
     assert "speculative_cache" not in fresh.timings_ms
@@ -162,9 +162,9 @@ def test_self_rag_drops_principal_items_the_model_finds_unresponsive(gemini, gem
     plain = gemini.query(QUESTION)
     assert not _requests(gemini_server, "self_rag_verify")  # switched off by default
     checked = gemini.query(QUESTION, self_rag_verify=True)
-    dropped = [i for i in checked.tiers.integrity if i.get("role") == "self_rag_dropped"]
-    assert dropped and all("self_rag_unresponsive" in i["integrity_flags"] for i in dropped)
-    assert {i["id"] for i in dropped}.isdisjoint(f.id for f in checked.tiers.principal)
+    dropped = [i for i in checked.tiers.integrity if i.role == "self_rag_dropped"]
+    assert dropped and all("self_rag_unresponsive" in i.integrity_flags for i in dropped)
+    assert {i.id for i in dropped}.isdisjoint(f.id for f in checked.tiers.principal)
     assert len(checked.tiers.principal) == len(plain.tiers.principal) - len(dropped)
 
 
@@ -182,5 +182,5 @@ def test_integrity_verify_never_removes_principal_items(gemini, gemini_server):
         verify_integrity_claim=lambda v, r: {"verified": False, "reason": "not corroborated"}))
     checked = gemini.query(QUESTION, integrity_llm_verify=True)
     principal = {f.id for f in checked.tiers.principal}
-    assert principal and {i["id"] for i in checked.tiers.integrity} == principal
-    assert all(i["llm_verified"] is False for i in checked.tiers.integrity)
+    assert principal and {i.id for i in checked.tiers.integrity} == principal
+    assert all(i.llm_verified is False for i in checked.tiers.integrity)

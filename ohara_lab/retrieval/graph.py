@@ -1,0 +1,90 @@
+"""The passage–entity graph as a sparse transition matrix, built once per atlas version.
+
+Nodes are passages (paragraphs and tables that mention an entity) and entities
+(dates and amounts left out: "2011" or "3 inches" link unrelated passages). Edges
+are undirected (HippoRAG, Gutiérrez et al., NeurIPS 2024, arXiv 2405.14831, §3):
+
+    passage — entity   MENTIONS     weight 1
+    entity — entity    RELATED_TO   weight log(1 + co-occurrence count)
+    entity — entity    SYNONYM_OF   weight cos(name vectors)   (written by `ohara embed`)
+
+`transpose` holds Pᵀ for P = D⁻¹A, the row-stochastic walk over the summed weights A,
+so one PageRank step is one sparse product. `specificity[e]` = 1 / |passages
+mentioning e| (HippoRAG's node specificity).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sparse
+
+from ..store.protocol import GraphStore
+
+UNLINKED_TYPES = ("DATE", "AMOUNT")
+
+
+@dataclass
+class PassageGraph:
+    """Index maps and the transposed transition matrix of the passage–entity graph."""
+
+    passages: list[str]
+    entities: list[str]
+    index: dict[str, int]  # passage id or "entities/<slug>" -> row
+    transpose: sparse.csr_matrix
+    specificity: dict[str, float]
+    passage_entities: dict[str, list[str]] = field(repr=False)
+    synonym_edges: int = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.passages) + len(self.entities)
+
+    def row(self, passage_or_slug: str) -> int | None:
+        return self.index.get(passage_or_slug if "/" in passage_or_slug else "entities/" + passage_or_slug)
+
+    def nbytes(self) -> int:
+        t = self.transpose
+        return int(t.data.nbytes + t.indices.nbytes + t.indptr.nbytes)
+
+
+def build_passage_graph(store: GraphStore) -> PassageGraph:
+    """Read MENTIONS, RELATED_TO and SYNONYM_OF from the store and build the walk's matrix."""
+    rows = store.passage_entity_graph(UNLINKED_TYPES)
+    passages = sorted({p for p, _ in rows.mentions})
+    entities = sorted({e for _, e in rows.mentions})
+    index = {p: i for i, p in enumerate(passages)}
+    index.update({"entities/" + e: len(passages) + i for i, e in enumerate(entities)})
+    src: list[int] = []
+    dst: list[int] = []
+    weight: list[float] = []
+
+    def link(a: int, b: int, w: float) -> None:
+        src.extend((a, b))
+        dst.extend((b, a))
+        weight.extend((w, w))
+
+    passage_entities: dict[str, list[str]] = {}
+    for p, e in rows.mentions:
+        link(index[p], index["entities/" + e], 1.0)
+        passage_entities.setdefault(p, []).append(e)
+    known = set(entities)
+    for a, b, count in rows.related:
+        if a in known and b in known and count > 0:
+            link(index["entities/" + a], index["entities/" + b], math.log1p(count))
+    synonyms = 0
+    for a, b, cos in rows.synonyms:
+        if a in known and b in known and cos > 0:
+            link(index["entities/" + a], index["entities/" + b], cos)
+            synonyms += 1
+    n = len(passages) + len(entities)
+    adjacency = sparse.csr_matrix((np.asarray(weight, dtype=np.float64), (src, dst)), shape=(n, n))
+    degree = np.asarray(adjacency.sum(axis=1)).ravel()
+    inverse = np.divide(1.0, degree, out=np.zeros_like(degree), where=degree > 0)
+    transpose = (sparse.diags(inverse) @ adjacency).T.tocsr()
+    counts: dict[str, int] = {}
+    for _, e in rows.mentions:
+        counts[e] = counts.get(e, 0) + 1
+    return PassageGraph(passages, entities, index, transpose, {e: 1.0 / c for e, c in counts.items()},
+                        passage_entities, synonyms)
