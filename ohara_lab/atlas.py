@@ -103,6 +103,7 @@ class Atlas:
                     if on_outcome:
                         on_outcome(outcome)
         self._after_ingest()
+        self._relink_synonyms(report)
         return self._with_llm_notes(report)
 
     def ingest_text(self, text: str, *, title: str, source_id: str, metadata: dict[str, Any] | None = None,
@@ -120,7 +121,14 @@ class Atlas:
         items = [i if isinstance(i, TextItem) else TextItem(**i) for i in items]
         report = self.ingestor.ingest_texts(items, force=force, progress=progress, batch_size=batch_size)
         self._after_ingest()
+        self._relink_synonyms(report)
         return self._with_llm_notes(report)
+
+    def _relink_synonyms(self, report: IngestReport) -> None:
+        """New entities get their SYNONYM_OF edges after a batch ingest that embeds (one pass over every name)."""
+        changed = any(o.status in ("ingested", "completed", "replaced") for o in report.outcomes)
+        if changed and self.ingestor.embedder is not None:
+            self.link_synonyms()
 
     def _with_llm_notes(self, report: IngestReport) -> IngestReport:
         """Say what the run's LLM budget left pending, and which LLM steps offline ingest skipped."""
@@ -259,13 +267,27 @@ class Atlas:
         self.store.add_feedback(query, query_hash(query), node_id, rank, signal)
 
     def embed(self, *, embedder: str | None = None, progress: bool = True) -> dict[str, Any]:
-        """Backfill vectors for nodes that have none for the configured embedder."""
+        """Backfill vectors for nodes that have none for the configured embedder, then relink SYNONYM_OF."""
         from .embed.backfill import backfill  # noqa: PLC0415
 
-        out = backfill(self.store, self.settings.override(**({"embedder": embedder} if embedder else {})),
-                       progress=progress)
+        settings = self.settings.override(**({"embedder": embedder} if embedder else {}))
+        out = backfill(self.store, settings, progress=progress)
+        out["synonymy"] = self.link_synonyms(settings)
         self._after_write()
         return out
+
+    def link_synonyms(self, settings: Settings | None = None) -> dict[str, Any] | None:
+        """Recompute SYNONYM_OF between entities whose names embed within `synonymy_threshold` (None: no embedder)."""
+        from .embed.registry import get_embedder  # noqa: PLC0415
+        from .embed.synonymy import link_synonyms  # noqa: PLC0415
+
+        s = settings or self.settings
+        embedder = get_embedder(s.embedder, s.embed_batch_size, s)
+        if embedder is None:
+            return None
+        info = link_synonyms(self.store, embedder, s.synonymy_threshold, s.synonymy_neighbours)
+        self._after_write()
+        return info
 
     def export_wiki(self, directory: str | Path) -> dict[str, int]:
         """Write a Markdown wiki (documents, sections, entities) for Obsidian/Quartz."""

@@ -440,9 +440,10 @@ def ontology_build(owl: Path, wordnet: Path, out: Path | None) -> None:
 
 def _register_eval_commands() -> None:
     """`ohara eval` and `ohara reproduce` live with the evaluation harness."""
-    from .eval.commands import eval_command, reproduce_command  # noqa: PLC0415 - heavy imports stay inside them
+    from .eval.commands import calibrate_command, eval_command, reproduce_command  # noqa: PLC0415
 
     main.add_command(eval_command, "eval")
+    main.add_command(calibrate_command, "calibrate")
     main.add_command(reproduce_command, "reproduce")
 
 

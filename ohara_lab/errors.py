@@ -100,3 +100,7 @@ class OntologyError(OharaError):
 
 class CurationError(UsageError):
     """An entity curation step cannot be done as asked (unknown entity, empty selection, undo out of order)."""
+
+
+class AnswerabilityError(OharaError):
+    """The answerability model is missing, corrupt, or fitted on other features (fix: `ohara calibrate`)."""

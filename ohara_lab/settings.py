@@ -156,6 +156,10 @@ class Settings:
     principal_min_families: int = _opt(2, "distinct signal families a Principal node needs")
     principal_require_multi_doc: bool = _opt(False, "Principal also needs >=2 documents or a cross-doc edge")
     integrity_weight_min: float = _opt(0.6, "cross-doc score that admits a node to the Integrity tier")
+    abstain: str = _opt("rule", "how the engine decides to abstain: model (calibrated answerability score) | rule "
+                                "(the spec's corroboration rule alone) | features (report features, abstain by rule)")
+    abstain_keep: float = _opt(0.92, "share of answerable queries that keep their Principal tier (the conformal "
+                                     "threshold of the answerability model)")
     explorer_stop_weight: float = _opt(0.15, "scent below which the Explorer stops")
 
     # --- serving (`ohara serve`, `ohara mcp`) -------------------------------
@@ -261,6 +265,7 @@ class Settings:
 ORIGINAL_PROFILE: dict[str, Any] = {
     "normalisation": "max", "bm25_weight": 1.0, "sumo_weight": 0.4, "entity_pivot_weight": 0.6,
     "struct_weight": 0.3, "cross_doc_weight": 0.4, "vector_weight": 0.5, "ppr_weight": 0.0, "bridge_weight": 0.0,
+    "abstain": "rule",
 }
 PROFILE_FIELDS = tuple(ORIGINAL_PROFILE)
 

@@ -220,9 +220,23 @@ def build_atlas(
                        batch_size)
         info.code = code
         (directory / MANIFEST).write_text(json.dumps(info.to_dict(), indent=2, default=str), encoding="utf-8")
+    _ensure_synonyms(atlas, resolved)
     wanted = {d.id for d in dataset.documents}
     doc_ids = {d.id: d.origin_path for d in atlas.store.list_documents() if d.origin_path in wanted}
     return BuiltAtlas(atlas, info, doc_ids)
+
+
+def _ensure_synonyms(atlas: Any, embedder: str) -> None:
+    """SYNONYM_OF edges for the graph walk, (re)linked when missing or made at another threshold.
+
+    They touch entities only, so no other phase sees them and a cached atlas stays valid for every config.
+    """
+    if embedder == "none":
+        return
+    done = atlas.store.get_meta("synonymy") or {}
+    s = atlas.settings
+    if (done.get("threshold"), done.get("neighbours")) != (s.synonymy_threshold, s.synonymy_neighbours):
+        atlas.link_synonyms()
 
 
 BATCHED_STAGE = "batched"  # NER, tagging and vectors done once per batch, not per document

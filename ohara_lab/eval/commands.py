@@ -32,6 +32,9 @@ from ..cli_edge import fail_cleanly
                    "documents (the MuSiQue construction), for the abstention metric")
 @click.option("--seed", type=int, default=42, show_default=True,
               help="seed of the hold-out, the distractor sample and the significance tests")
+@click.option("--nulls", type=click.Choice(["heldout", "foreign", "both"]),
+              help="unanswerable queries: heldout (the --unanswerable hold-out), foreign (MultiHop-RAG's questions "
+                   "asked of this corpus) or both (foreign plus --unanswerable, 0.25 by default); reported apart")
 @click.option("--atlas-dir", type=click.Path(path_type=Path),
               help="where built atlases are cached (default: $OHARA_EVAL_CACHE, else ~/.cache/ohara-lab/eval-atlases)")
 @click.option("--embedder", default="auto", show_default=True, help="auto (best installed) | minilm | wordllama | none")
@@ -44,7 +47,8 @@ from ..cli_edge import fail_cleanly
 @click.option("--json", "as_json", is_flag=True, help="print the JSON contract instead of the table")
 @fail_cleanly
 def eval_command(dataset: str, data_dir: Path | None, configs: str | None, limit: int | None,
-                 distractors: int | None, unanswerable: float | None, seed: int, atlas_dir: Path | None,
+                 distractors: int | None, unanswerable: float | None, seed: int, nulls: str | None,
+                 atlas_dir: Path | None,
                  embedder: str, rebuild: bool, reference_date: str | None, resamples: int, out: Path | None,
                  as_json: bool) -> None:
     """Run the evaluation config matrix on a dataset, with significance against `full`."""
@@ -54,7 +58,8 @@ def eval_command(dataset: str, data_dir: Path | None, configs: str | None, limit
 
     chosen = get_configs(configs)  # unknown names fail before any data is loaded
     run = evaluate_dataset(dataset, data_dir, configs=chosen, limit=limit, distractors=distractors,
-                           unanswerable=unanswerable, seed=seed, atlas_dir=atlas_dir, embedder=embedder,
+                           unanswerable=unanswerable, seed=seed, nulls=nulls, atlas_dir=atlas_dir,
+                           embedder=embedder,
                            reference_date=reference_date, n_resamples=resamples, progress=not as_json,
                            rebuild=rebuild)
     if out is not None:
@@ -100,3 +105,46 @@ def reproduce_command(data_dir: Path | None, out: Path, quick: bool, only: str |
         click.echo(f"{r.status:<6} {r.label:<40} {r.seconds:7.1f}s  {r.output}")
     if any(r.status != "ok" for r in runs):
         raise SystemExit(1)
+
+
+@click.command()
+@click.option("--dataset", required=True, help="musique | a generic folder | ... : labelled answerable and "
+                                               "unanswerable queries")
+@click.option("--atlas", help="the atlas to calibrate and store the model in (default: the dataset's evaluation "
+                              "atlas, built or reused); it must not hold the held-out queries' documents")
+@click.option("--data-dir", type=click.Path(path_type=Path), help="folder with the dataset's files")
+@click.option("--nulls", type=click.Choice(["heldout", "foreign", "both"]), default="both", show_default=True,
+              help="unanswerable queries to learn from (see `ohara eval --nulls`)")
+@click.option("--unanswerable", type=click.FloatRange(0.0, 1.0), help="held-out fraction (default 0.25)")
+@click.option("--seed", type=int, default=42, show_default=True)
+@click.option("--allow-small", is_flag=True, help="fit with fewer than 20 queries of a class (a warning, not an error)")
+@click.option("--json", "as_json", is_flag=True, help="print the fitted model as JSON")
+@_fail_cleanly
+def calibrate_command(dataset: str, atlas: str | None, data_dir: Path | None, nulls: str,
+                      unanswerable: float | None, seed: int, allow_small: bool, as_json: bool) -> None:
+    """Fit the answerability model on labelled queries and store it (as JSON) in the atlas."""
+    from contextlib import ExitStack  # noqa: PLC0415
+
+    from ..atlas import Atlas  # noqa: PLC0415
+    from .build import build_atlas  # noqa: PLC0415
+    from .calibrate import collect, fit, save_to_atlas  # noqa: PLC0415
+    from .runner import prepare_dataset  # noqa: PLC0415
+
+    ds = prepare_dataset(dataset, data_dir, unanswerable=unanswerable if unanswerable is not None else
+                         (0.25 if nulls != "foreign" else None), seed=seed, nulls=nulls)
+    with ExitStack() as stack:
+        target = stack.enter_context(Atlas.open(atlas)) if atlas else \
+            stack.enter_context(build_atlas(ds, progress=not as_json)).atlas
+        rows = collect(target, ds.queries, progress=not as_json)
+        model = fit(rows, seed=seed, allow_small=allow_small,
+                    provenance={"name": f"calibrated on {ds.name}", "trained_on": f"{ds.name} ({nulls} nulls)"})
+        save_to_atlas(target, model)
+        where = target.location
+    if as_json:
+        click.echo(json.dumps(model.to_dict(), indent=2))
+        return
+    click.echo(f"fitted on {model.provenance['rows']} ({model.provenance['folds']}-fold out-of-fold calibration)")
+    for keep in (0.90, 0.92, 0.95):
+        click.echo(f"  keep {keep:.2f}: threshold {model.threshold(keep):.3f}")
+    click.echo("  coefficients: " + ", ".join(f"{f} {c:+.2f}" for f, c in zip(model.features, model.coef)))
+    click.echo(f"stored in {where} (OHARA_ABSTAIN=model uses it)")

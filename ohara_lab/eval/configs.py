@@ -17,8 +17,8 @@ from typing import Any
 from ..errors import UsageError
 
 ZERO_ALL: dict[str, Any] = {"sumo_weight": 0.0, "entity_pivot_weight": 0.0, "cross_doc_weight": 0.0,
-                            "struct_weight": 0.0, "vector_weight": 0.0, "temporal_weight": 0.0,
-                            "adaptive_weights": False, "toc_guidance": False}
+                            "struct_weight": 0.0, "vector_weight": 0.0, "ppr_weight": 0.0, "bridge_weight": 0.0,
+                            "temporal_weight": 0.0, "adaptive_weights": False, "toc_guidance": False}
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,16 @@ CONFIGS: dict[str, EvalConfig] = {c.name: c for c in [
                "full, Principal = top-5 results", principal_topk=True),
     EvalConfig("no_many_angle", {"many_angle": False},
                "full, graph phases skip nodes other phases found (the original; tests H1)"),
-    EvalConfig("tuned", {"bm25_weight": 0.6, "vector_weight": 1.0}, "the paper's tuned weights"),
+    EvalConfig("tuned", {"profile": "original", "bm25_weight": 0.6, "vector_weight": 1.0},
+               "the original profile with the paper's tuned weights"),
+    # Beyond the paper (issue 10): the default profile's parts, one at a time.
+    EvalConfig("original", {"profile": "original"}, "the spec's engine: the `full` row of the paper's tables"),
+    EvalConfig("ppr_only", {**ZERO_ALL, "bm25_weight": 0.0, "ppr_weight": 1.0, "normalisation": "minmax"},
+               "the graph walk alone (dense-seeded PPR; BM25 and dense only seed it)"),
+    EvalConfig("no_ppr", {"ppr_weight": 0.0}, "the default engine without the graph walk"),
+    EvalConfig("no_bridge", {"bridge_weight": 0.0}, "the default engine without the bridge hop"),
+    EvalConfig("minmax_dense_bm25", {**ZERO_ALL, "bm25_weight": 0.3, "vector_weight": 0.7, "normalisation": "minmax"},
+               "min-max convex combination of BM25 (0.3) and dense (0.7), the two-signal fusion baseline"),
 ]}
 
 

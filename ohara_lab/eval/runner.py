@@ -107,6 +107,7 @@ def prepare_dataset(
     distractors: int | None = None,
     unanswerable: float | None = None,
     seed: int = DEFAULT_SEED,
+    nulls: str | None = None,
     **loader_kw: Any,
 ) -> Dataset:
     """Load a dataset, optionally cut it (`subset`), optionally hold queries out as unanswerable.
@@ -121,9 +122,12 @@ def prepare_dataset(
         data_dir = default_data_dir()
     ds = load_dataset(name_or_path, data_dir, **loader_kw)
     ds = subset(ds, limit=limit, distractors=distractors, seed=seed)
-    if unanswerable:
-        ds = make_unanswerable(ds, unanswerable, seed)
-    return ds
+    if nulls in (None, "heldout"):
+        return make_unanswerable(ds, unanswerable, seed) if unanswerable else ds
+    from .nulls import with_nulls  # noqa: PLC0415
+
+    fraction = unanswerable if unanswerable is not None else (0.25 if nulls == "both" else 0.0)
+    return with_nulls(ds, nulls, fraction, seed, str(data_dir) if data_dir else None)
 
 
 # ---------------------------------------------------------------------- one config
@@ -297,6 +301,7 @@ def evaluate_dataset(
     distractors: int | None = None,
     unanswerable: float | None = None,
     seed: int = DEFAULT_SEED,
+    nulls: str | None = None,
     atlas_dir: str | Path | None = None,
     embedder: str = "auto",
     reference_date: str | None = None,
@@ -308,7 +313,7 @@ def evaluate_dataset(
     """Load, build (or reuse the cached atlas), run the matrix: what `ohara eval` does."""
     chosen = get_configs(configs) if configs is None or isinstance(configs, str) else list(configs)
     ds = prepare_dataset(name_or_path, data_dir, limit=limit, distractors=distractors, unanswerable=unanswerable,
-                         seed=seed, **loader_kw)
+                         seed=seed, nulls=nulls, **loader_kw)
     with build_atlas(ds, atlas_dir, embedder=embedder, reference_date=reference_date, progress=progress,
                      rebuild=rebuild) as built:
         return run_matrix(ds, built, chosen, seed=seed, n_resamples=n_resamples, progress=progress)

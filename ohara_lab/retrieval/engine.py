@@ -13,7 +13,8 @@
     structural      phase 3 from the top BM25 node and those sections     phases/structural.py
     fusion          normalise per phase, weighted sum                      fusion.py
     temporal        the guarded temporal prior (a bonus, not a family)     temporal.py
-    tiers           Principal, Integrity, Explorer                         tiers.py
+    answerability   a calibrated score; below its threshold, abstain       answerability/
+    tiers           Principal (empty when abstaining), Integrity, Explorer tiers.py
     views           what a person needs to judge each shown node           result.py
       after_tiers:* extensions (integrity verify, self-RAG, rerank, speculative pre-warm);
                     views for nodes they added
@@ -35,6 +36,7 @@ from typing import Any, Callable, Iterator
 from ..errors import EmbeddingError
 from ..settings import Settings
 from ..store.protocol import GraphStore
+from .answerability import MODEL_META_KEY, AnswerabilityModel, assess, load_model
 from .extensions import Extensions
 from .fingerprint import offline_fingerprint
 from .fusion import fuse, normalisation, phase_weights
@@ -61,11 +63,13 @@ QUERY_VECTOR_CACHE = 1024  # query vectors kept per engine (oldest dropped first
 
 @dataclass(frozen=True)
 class Phase:
-    """One signal family's phase: `family` keys its hits, weight and corroboration; `step` names its timing."""
+    """One signal family's phase: `family` keys its hits, weight and corroboration; `step` names its timing;
+    `feeds`: later phases that read what it leaves in the state (it runs for them even at weight 0)."""
 
     family: str
     step: str
     run: Callable[["Engine", QueryState], list[Hit]]
+    feeds: tuple[str, ...] = ()
 
 
 class Engine:
@@ -83,6 +87,17 @@ class Engine:
     def invalidate(self) -> None:
         """Forget what was derived from the atlas; the atlas calls this after every write."""
         self.atlas_cache.clear()
+
+    def answerability_model(self, settings: Settings) -> AnswerabilityModel | None:
+        """The atlas's calibrated model (else the shipped one) in `model` mode; None in `features` mode."""
+        if settings.abstain != "model":
+            return None
+        version = self.store.graph_version()
+        cached = self.atlas_cache.get("answerability_model")
+        if cached is None or cached[0] != version:
+            cached = (version, load_model(self.store.get_meta(MODEL_META_KEY)))
+            self.atlas_cache["answerability_model"] = cached
+        return cached[1]
 
     def passage_graph(self) -> PassageGraph:
         """The graph walk's matrix, rebuilt when the atlas's graph version moves (any writer, any process)."""
@@ -136,7 +151,8 @@ class Engine:
             with clock(step.label):
                 step.run(state, self.store)
         for phase in PHASES:
-            if not self._skip_zero(state, phase.family, weights):
+            needed = any(weights.get(f, 0.0) != 0.0 for f in phase.feeds)
+            if needed or not self._skip_zero(state, phase.family, weights):
                 with clock(phase.step):
                     state.hits[phase.family] = phase.run(self, state)
         if self._skip_zero(state, "structural", weights):
@@ -154,12 +170,16 @@ class Engine:
             fused = fuse(state.hits, weights, normalisation(settings), settings.fusion, settings.rrf_k)
         with clock("temporal"):
             fused = self._temporal(fused, state, settings)
+        answerability = None
+        if settings.abstain != "rule":
+            with clock("answerability"):
+                answerability = assess(state, fused, self.store, self.answerability_model(settings), settings)
         with clock("tiers"):
-            tiers = self._tiers(fused, settings)
+            tiers = self._tiers(fused, settings, abstain=bool(answerability and answerability.abstain))
         with clock("views"):
             views = self._views(fused[: settings.result_limit], tiers)
         result = RetrievalResult(state.query, weights, fused, settings.result_limit, tiers, views, timings,
-                                 dict(state.skipped), settings.to_dict())
+                                 dict(state.skipped), settings.to_dict(), answerability)
         for step in self.extensions.after_tiers:  # they read the views (passage text) and may add nodes
             with clock(step.label):
                 step.run(result, state)
@@ -232,8 +252,9 @@ class Engine:
         docs = self.store.get_nodes({f.document_id for f in fused if f.document_id})
         return apply_prior(fused, docs, intent, state.query.date_range, s, protected, reference_day(s))
 
-    def _tiers(self, fused: list[Fused], s: Settings) -> Tiers:
+    def _tiers(self, fused: list[Fused], s: Settings, abstain: bool = False) -> Tiers:
         chosen, floor = principal(fused, s)
+        chosen = [] if abstain else chosen
         items = integrity(chosen, fused, self.store, s)
         seen = {f.id for f in fused} | {i.id for i in items}
         frontier, reason = explorer(chosen, seen, self.store, s)
@@ -306,7 +327,7 @@ PHASES: tuple[Phase, ...] = (
     Phase("sumo", "sumo", lambda e, st: sumo(st, e.store, st.settings, e.ontology)),
     Phase("entity_pivot", "entity_pivot", lambda e, st: entity_pivot(st, e.store, st.settings)),
     Phase("cross_doc_edge", "cross_doc", lambda e, st: cross_doc(st, e.store, st.settings)),
-    Phase("vector", "vector", lambda e, st: e.vector_phase(st)),
+    Phase("vector", "vector", lambda e, st: e.vector_phase(st), feeds=("ppr",)),
     Phase("ppr", "ppr", lambda e, st: ppr(st, e.store, st.settings, e.passage_graph())),
     Phase("bridge", "bridge", lambda e, st: bridge(st, e.store, st.settings)),
 )

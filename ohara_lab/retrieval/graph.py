@@ -36,6 +36,7 @@ class PassageGraph:
     specificity: dict[str, float]
     passage_entities: dict[str, list[str]] = field(repr=False)
     synonym_edges: int = 0
+    synonyms_linked: bool = False  # `ohara embed` (or a batch ingest that embeds) has linked SYNONYM_OF
 
     @property
     def size(self) -> int:
@@ -87,4 +88,4 @@ def build_passage_graph(store: GraphStore) -> PassageGraph:
     for _, e in rows.mentions:
         counts[e] = counts.get(e, 0) + 1
     return PassageGraph(passages, entities, index, transpose, {e: 1.0 / c for e, c in counts.items()},
-                        passage_entities, synonyms)
+                        passage_entities, synonyms, store.get_meta("synonymy") is not None)

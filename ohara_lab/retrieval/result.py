@@ -13,6 +13,7 @@ from typing import Any
 
 from .hits import Fused
 from .query import ProcessedQuery
+from .answerability import Answerability
 from .tiers import IntegrityItem, Tiers
 
 
@@ -44,6 +45,7 @@ class RetrievalResult:
     timings_ms: dict[str, float]
     skipped: dict[str, str]
     settings: dict[str, Any] = field(default_factory=dict)
+    answerability: Answerability | None = None
 
     @property
     def results(self) -> list[Fused]:
@@ -60,8 +62,17 @@ class RetrievalResult:
 
     @property
     def abstained(self) -> bool:
-        """True when no node is corroborated enough: the engine says "not enough evidence"."""
+        """True when the Principal tier is empty: the engine says "not enough evidence"."""
         return not self.tiers.principal
+
+    @property
+    def abstain_reason(self) -> str | None:
+        """Why the engine abstained, in words (None when it did not)."""
+        if not self.abstained:
+            return None
+        if self.answerability is not None and self.answerability.reason:
+            return self.answerability.reason
+        return "no node is corroborated by enough signal families above the score floor"
 
     # ------------------------------------------------------------------ dict / frame
     def hit_dict(self, f: Fused) -> dict[str, Any]:
@@ -95,6 +106,8 @@ class RetrievalResult:
                 "score_floor": t.floor,
             },
             "abstained": self.abstained,
+            "abstain_reason": self.abstain_reason,
+            **({"answerability": self.answerability.to_dict()} if self.answerability is not None else {}),
             "skipped_phases": self.skipped,
             "steps": self.steps,
             "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},

@@ -170,6 +170,19 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
                 steps.bump_graph()
         return len(keep)
 
+    def replace_edges(self, relation: str, edges: Iterable[Edge]) -> int:
+        edges = [e for e in edges if e.relation == relation]
+        with self.transaction() as txn:
+            rows(txn, "FOR e IN edges FILTER e.relation == @rel AND e.document_id == null REMOVE e IN edges",
+                 {"rel": relation})
+            ends = sorted({e.from_id for e in edges} | {e.to_id for e in edges})
+            known = set(rows(txn, "FOR i IN @ids LET d = DOCUMENT(i) FILTER d != null RETURN i", {"ids": ends}))
+            keep = [e for e in edges if e.from_id in known and e.to_id in known]
+            steps = WriteSteps(txn, self.evergreen_threshold)
+            steps.insert_edges(keep, None)
+            steps.bump("graph_version")
+        return len(keep)
+
     def relation_degrees(self, ids: Iterable[str], relation: str) -> dict[str, int]:
         found = rows(self.db, """
             FOR i IN @ids

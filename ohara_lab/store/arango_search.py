@@ -54,6 +54,21 @@ class ArangoSearchMixin:
         return [TextHit(r["id"], split_id(r["id"])[0], r["document_id"], float(r["score"]))
                 for r in found if r["score"] and r["score"] > 0]
 
+    def bm25_max_score(self, tokens: Sequence[str]) -> float:
+        """Σ idf(t)·(k1+1) with ArangoSearch's BM25 idf ln(1 + (N − n + 0.5) / (n + 0.5)) (Lucene's)."""
+        n_rows = self.corpus_stats()["fts_rows"]
+        total = 0.0
+        for token in dict.fromkeys(t for t in tokens if t):
+            found = rows(self.db, """
+                LET toks = TOKENS(@text, "text_en")
+                FOR n IN ohara_search
+                  SEARCH ANALYZER(n.content IN toks OR n.title IN toks OR n.markdown_representation IN toks, "text_en")
+                  COLLECT WITH COUNT INTO c RETURN c""", {"text": token})
+            df = found[0] if found else 0
+            if df:
+                total += math.log(1 + (n_rows - df + 0.5) / (df + 0.5)) * (BM25_K1 + 1)
+        return total
+
     def corpus_stats(self) -> dict[str, float]:
         """Size of the searchable corpus (the SQLite store reports its FTS rows)."""
         n = rows(self.db, "RETURN LENGTH(sections) + LENGTH(paragraphs) + LENGTH(tables)")

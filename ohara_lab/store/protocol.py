@@ -145,6 +145,10 @@ class GraphStore(Protocol):
     def add_edges(self, edges: Iterable[Edge]) -> int:
         """Upsert atlas-level edges (no owning document) between existing nodes; returns how many were written."""
 
+    def replace_edges(self, relation: str, edges: Iterable[Edge]) -> int:
+        """Atomically replace every atlas-level edge of `relation` by `edges` (those between existing nodes);
+        returns how many were written. Recomputed relations (SYNONYM_OF) stay idempotent this way."""
+
     def update_document(self, document_id: str, changes: dict[str, Any]) -> bool:
         """Patch fields of a stored document record (e.g. token usage); False when it does not exist."""
 
@@ -197,6 +201,9 @@ class GraphStore(Protocol):
 
     def corpus_stats(self) -> dict[str, float]:
         """Figures about the full-text index (at least `fts_rows`, the number of indexed rows)."""
+
+    def bm25_max_score(self, tokens: Sequence[str]) -> float:
+        """The highest BM25 score any row could reach for `tokens`: Σ idf(t)·(k1 + 1) under the store's own BM25."""
 
     def tag_overlap(self, tag_weights: dict[str, float], limit: int, *, types: Sequence[str] = (),
                     type_weight: float = 0.2, norm: float = 1.0) -> list[TagHit]:

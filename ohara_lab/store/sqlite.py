@@ -468,6 +468,16 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
                 self._bump_graph()
         return len(keep)
 
+    def replace_edges(self, relation: str, edges: Iterable[Edge]) -> int:
+        edges = [e for e in edges if e.relation == relation]
+        with self.transaction() as c:
+            c.execute("DELETE FROM edges WHERE relation=? AND document_id IS NULL", (relation,))
+            known = self._existing({e.from_id for e in edges} | {e.to_id for e in edges})
+            keep = [e for e in edges if e.from_id in known and e.to_id in known]
+            self._insert_edges(keep, None)
+            self._bump("graph_version")
+        return len(keep)
+
     def _existing(self, ids: set[str]) -> set[str]:
         found: set[str] = set()
         for table in ("documents", "sections", "paragraphs", "tables", "entities"):

@@ -6,12 +6,14 @@ Scores are returned raw; normalisation and fusion happen in `ohara_lab.retrieval
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from typing import Any, Iterable, Sequence
 
 from .protocol import STRUCTURAL_RELATIONS, DocLink, EntityHit, Neighbour, PassageEntityGraph, TagHit, TextHit
 
 # FTS5 BM25 parameters match ArangoSearch's defaults used by the original (k1 1.2, b 0.75).
+FTS5_K1 = 1.2
 
 
 def fts_query(tokens: Sequence[str]) -> str:
@@ -49,6 +51,16 @@ class SqliteSearchMixin:
                f" ORDER BY bm25(fts), f.node_id LIMIT ?")
         rows = self._q(sql, [*params, limit])
         return [TextHit(r[0], r[1], r[2], float(r[3])) for r in rows if r[3] > 0]
+
+    def bm25_max_score(self, tokens: Sequence[str]) -> float:
+        """Σ idf(t)·(k1+1), FTS5's idf = max(1e-6, ln((N − n + 0.5) / (n + 0.5))), k1 = 1.2 (its bm25() default)."""
+        n_rows = self.corpus_stats()["fts_rows"]
+        total = 0.0
+        for token in dict.fromkeys(t for t in tokens if t):
+            df = self._q("SELECT COUNT(*) FROM fts WHERE fts MATCH ?", (fts_query([token]),))[0][0]
+            if df:
+                total += max(1e-6, math.log((n_rows - df + 0.5) / (df + 0.5))) * (FTS5_K1 + 1)
+        return total
 
     def corpus_stats(self) -> dict[str, float]:
         """Document-frequency figures the BM25 parity test and benchmarks read."""
@@ -188,10 +200,9 @@ class SqliteSearchMixin:
     # ---------------------------------------------------------------- graph walk
     def passage_entity_graph(self, exclude_types: Sequence[str] = ()) -> PassageEntityGraph:
         """MENTIONS, RELATED_TO and SYNONYM_OF rows in a stable order (the walk's matrix is built from them)."""
-        marks = ",".join("?" * len(exclude_types)) or "NULL"
+        where = f"WHERE type NOT IN ({','.join('?' * len(exclude_types))})" if exclude_types else ""
         mentions = [(r[0], r[1]) for r in self._q(
-            f"SELECT node_id, slug FROM node_entities WHERE type NOT IN ({marks}) ORDER BY node_id, slug",
-            list(exclude_types))]
+            f"SELECT node_id, slug FROM node_entities {where} ORDER BY node_id, slug", list(exclude_types))]
 
         def pairs(relation: str, attr: str) -> list[tuple[str, str, float]]:
             rows = self._q(f"SELECT substr(from_id, 10), substr(to_id, 10), CAST(json_extract(attrs, '$.{attr}') AS REAL)"

@@ -525,3 +525,43 @@ def test_reingest_is_idempotent_when_an_entity_lives_only_in_that_document(store
     store.write_document(doc(), replaces=["documents/b2"])
     assert atlas_state(store) == before
     assert [(e.slug, e.mention_count) for e in store.get_entities()] == [("btc", 2)]
+
+
+def test_passage_entity_graph_rows_and_version(store):
+    v0 = store.graph_version()
+    store.write_document(make_graph("a1", [("Alice met Bob in 2001.", [], ["Alice", "Bob"]),
+                                           ("Carol stayed.", [], ["Carol"])]))
+    v1 = store.graph_version()
+    assert v1 > v0
+    rows = store.passage_entity_graph()
+    assert rows.mentions == sorted(rows.mentions)
+    assert {s for _, s in rows.mentions} == {"alice", "bob", "carol"}
+    assert rows.related == [("alice", "bob", 1.0)] and rows.synonyms == []
+    assert store.passage_entity_graph(exclude_types=["ORG"]).mentions == []  # the builder's entities are ORGs
+    store.delete_document("documents/a1")
+    assert store.graph_version() > v1 and store.passage_entity_graph().mentions == []
+
+
+def test_replace_edges_swaps_one_relation_and_never_dangles(store):
+    store.write_document(make_graph("a1", [("Alice and Alicia.", [], ["Alice", "Alicia"])]))
+    store.write_document(make_graph("b2", [("Bob alone.", [], ["Bob"])]))
+    syn = lambda a, b, w: Edge(f"entities/{a}", f"entities/{b}", "SYNONYM_OF", {"weight": w})  # noqa: E731
+    assert store.replace_edges("SYNONYM_OF", [syn("alice", "alicia", 0.9), syn("alice", "nobody", 0.9)]) == 1
+    assert store.replace_edges("SYNONYM_OF", [syn("alice", "alicia", 0.95), syn("alicia", "bob", 0.85)]) == 2
+    got = sorted((e.from_id, e.to_id, e.attrs["weight"]) for e in store.edges(relations=["SYNONYM_OF"]))
+    assert got == [("entities/alice", "entities/alicia", 0.95), ("entities/alicia", "entities/bob", 0.85)]
+    assert store.passage_entity_graph().synonyms == [("alice", "alicia", 0.95), ("alicia", "bob", 0.85)]
+    store.delete_document("documents/b2")  # bob is mentioned nowhere now: its SYNONYM_OF edge goes with it
+    assert [(e.from_id, e.to_id) for e in store.edges(relations=["SYNONYM_OF"])] == \
+        [("entities/alice", "entities/alicia")]
+    assert _sound(store) == []
+
+
+def test_bm25_max_score_bounds_every_bm25_hit(store):
+    store.write_document(make_graph("a1", [("Alpha beta gamma.", [], []), ("Alpha alpha delta.", [], []),
+                                           ("Epsilon zeta eta theta.", [], [])]))
+    ceiling = store.bm25_max_score(["alpha", "delta"])
+    hits = store.bm25_search(["alpha", "delta"], 10)
+    assert hits and ceiling > 0 and all(h.score <= ceiling + 1e-9 for h in hits)
+    assert store.bm25_max_score(["nowhere"]) == 0.0 and store.bm25_max_score([]) == 0.0
+    assert store.bm25_max_score(["alpha", "delta", "epsilon"]) > ceiling  # every matching word raises the ceiling

@@ -4,10 +4,10 @@ LinearRAG's entity activation, arXiv 2510.10114, is the closest published form).
 
 A multi-hop question names its first hop ("the composer of Aschenbrödel") and asks about
 something the first passage only names (Johann Strauss II). After the phases before
-it, the entities of the best `bridge_passages` first-pass passages that the query
-does not name become bridge entities:
+it, the entities of the best `bridge_passages` first-pass nodes (a hit on a section's title
+standing for the section's lead passage) that the query does not name become bridge entities:
 
-    w_e = max_{p ∋ e} n(s_p) · spec(e)        n = min–max of the first-pass fused score,
+    w_e = max_{p ∋ e} s_p / s_1 · spec(e)     s = the first-pass fused score (s_1 the best's),
                                                spec(e) = 1 / log(2 + |passages mentioning e|)
 
 The top `bridge_entities` become second queries — the entity's name plus the query's
@@ -26,7 +26,7 @@ from ...settings import Settings
 from ...store.protocol import GraphStore
 from ..fusion import fuse, normalisation, phase_weights
 from ..hits import Hit
-from ..normalise import minmax_norm
+from ..normalise import max_norm, minmax_norm
 from ..query import tokenize
 from ..state import QueryState
 
@@ -38,26 +38,41 @@ def bridge_entities(state: QueryState, store: GraphStore, settings: Settings) ->
     """(slug, weight, passage it came from) of the best bridge entities, strongest first."""
     first = fuse(state.hits, phase_weights(settings, state.query.mode), normalisation(settings),
                  settings.fusion, settings.rrf_k)
-    passages = [f for f in first if not f.id.startswith(("sections/", "documents/"))][: settings.bridge_passages]
-    if not passages:
+    top = [f for f in first if not f.id.startswith("documents/")][: settings.bridge_passages]
+    if not top:
         return []
-    norm = dict(zip([f.id for f in passages], minmax_norm([f.score for f in passages])))
-    nodes = store.get_nodes([f.id for f in passages])
+    leads = lead_passages([f.id for f in top if f.id.startswith("sections/")], store)
+    scores: dict[str, float] = {}
+    for f, n in zip(top, max_norm([f.score for f in top])):
+        pid = leads.get(f.id, f.id)  # a hit on a section's title stands for the section's lead passage
+        scores[pid] = max(scores.get(pid, 0.0), n)
+    norm = scores
+    passages = [pid for pid in scores if not pid.startswith("sections/")]
+    nodes = store.get_nodes(passages)
     named = set(state.query.hint_slugs)
     query_words = set(tokenize(state.query.raw))
     slugs = sorted({s for n in nodes.values() for s in n.get("entity_slugs") or []} - named)
     entities = {e.slug: e for e in store.get_entities(slugs)}
     best: dict[str, tuple[float, str]] = {}
-    for f in passages:
-        for slug in (nodes.get(f.id) or {}).get("entity_slugs") or []:
+    for pid in passages:
+        for slug in (nodes.get(pid) or {}).get("entity_slugs") or []:
             e = entities.get(slug)
             if e is None or e.type in UNLINKED_TYPES or set(tokenize(e.name)) <= query_words:
                 continue  # a date, or an entity the query already names
-            w = norm[f.id] / math.log(2 + max(1, e.mention_count))
+            w = norm[pid] / math.log(2 + max(1, e.mention_count))
             if slug not in best or best[slug][0] < w:
-                best[slug] = (w, f.id)
+                best[slug] = (w, pid)
     ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))[: settings.bridge_entities]
     return [(slug, w, src) for slug, (w, src) in ranked if w > 0]
+
+
+def lead_passages(section_ids: list[str], store: GraphStore) -> dict[str, str]:
+    """section id -> its first child paragraph or table (in reading order), for the sections that have one."""
+    out: dict[str, str] = {}
+    for n in store.structural_neighbours(section_ids, 1, ("HAS_CHILD",), include_parents=False):
+        if n.start not in out and n.id.startswith(("paragraphs/", "tables/")):
+            out[n.start] = n.id
+    return out
 
 
 def bridge(state: QueryState, store: GraphStore, settings: Settings) -> list[Hit]:

@@ -91,6 +91,8 @@ def ppr(state: QueryState, store: GraphStore, settings: Settings, graph: Passage
     if total <= 0:
         state.skipped["ppr"] = "no seed entities and every first-pass score is 0"
         return []
+    if not graph.synonyms_linked:
+        state.skipped["synonymy"] = "no SYNONYM_OF edges in this atlas: run `ohara embed` to link entity names"
     mass = personalized_pagerank(graph, reset / total, settings.ppr_damping)
     scores = {p: float(mass[i]) for i, p in enumerate(graph.passages) if mass[i] > 0}
     scores.update({p: (1.0 - settings.ppr_damping) * r / total for p, r in outside.items() if r > 0})

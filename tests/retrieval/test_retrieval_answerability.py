@@ -1,0 +1,106 @@
+"""Answerability: the features on a real atlas, the model's conformal threshold, refusals of bad models."""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from ohara_lab.errors import AnswerabilityError
+from ohara_lab.retrieval.answerability import FEATURE_VERSION, FEATURES, MODEL_META_KEY, AnswerabilityModel
+from ohara_lab.retrieval.answerability.features import query_names, relation_words
+from ohara_lab.retrieval.answerability.model import default_model
+
+from tests.support import OFFLINE
+
+
+def _model(**changes) -> AnswerabilityModel:
+    n = len(FEATURES)
+    base = dict(features=list(FEATURES), mean=[0.0] * n, scale=[1.0] * n, coef=[0.0] * (n - 1) + [1.0],
+                intercept=0.0, calibration_scores=[0.1 * i for i in range(1, 10)])
+    return AnswerabilityModel(**{**base, **changes})
+
+
+def test_conformal_threshold_is_the_floor_n_plus_one_quantile():
+    m = _model()  # 9 calibration scores 0.1 .. 0.9
+    assert m.threshold(0.8) == pytest.approx(0.2)  # k = floor(10 * 0.2) = 2 -> second smallest
+    assert m.threshold(0.9) == pytest.approx(0.1)  # k = 1
+    assert m.threshold(0.95) == -math.inf  # k = 0: too few calibration queries to abstain at all
+    with pytest.raises(AnswerabilityError):
+        m.threshold(0.0)
+
+
+def test_score_is_the_logistic_of_the_standardised_features():
+    m = _model(mean=[0.5] * len(FEATURES), scale=[0.25] * len(FEATURES))
+    values = dict.fromkeys(FEATURES, 0.5) | {FEATURES[-1]: 1.0}
+    assert m.score(values) == pytest.approx(1 / (1 + math.exp(-2.0)))
+    assert m.contributions(values)[FEATURES[-1]] == pytest.approx(2.0)
+
+
+def test_a_model_of_another_feature_version_or_a_corrupt_one_is_refused_naming_ohara_calibrate():
+    old = {**_model().to_dict(), "feature_version": FEATURE_VERSION + 1}
+    with pytest.raises(AnswerabilityError, match="ohara calibrate"):
+        AnswerabilityModel.from_dict(old, "x")
+    with pytest.raises(AnswerabilityError, match="ohara calibrate"):
+        AnswerabilityModel.from_dict({"coef": [1]}, "x")
+    bad_scale = {**_model().to_dict(), "scale": [0.0] * len(FEATURES)}
+    with pytest.raises(AnswerabilityError, match="corrupt"):
+        AnswerabilityModel.from_dict(bad_scale, "x")
+
+
+def test_the_shipped_model_loads():
+    m = default_model()
+    assert m.features == list(FEATURES) and len(m.calibration_scores) >= 20
+    assert m.provenance.get("trained_on")
+
+
+def test_query_names_and_relation_words():
+    q = "Who was the spouse of the director of The Birds of Paradise?"
+    names = query_names(q)
+    assert names == ["The Birds of Paradise"]
+    assert relation_words(q, names) == ["spouse", "director"]
+    assert query_names("When was GPL version 3 published?") == ["GPL"]
+
+
+def test_features_on_the_sample_atlas_separate_a_covered_question_from_a_foreign_one(samples_atlas):
+    good = samples_atlas.query("What did version 3 of the GNU General Public License add about patents?",
+                               abstain="features")
+    odd = samples_atlas.query("Which striker scored twice for Arsenal against Chelsea in the 2023 cup final?",
+                              abstain="features")
+    a, b = good.answerability, odd.answerability
+    assert set(a.features) == set(FEATURES) and a.score is None  # features mode: no model, no decision
+    assert a.features["term_coverage"] > b.features["term_coverage"]
+    assert a.features["bm25_relative"] > b.features["bm25_relative"]
+    assert b.features["entity_coverage"] < 1.0
+    assert "answerability" in good.to_dict() and good.to_dict()["answerability"]["features"] == a.features
+
+
+def test_model_mode_abstains_below_the_threshold_and_says_why(fresh_copy):
+    from ohara_lab import Atlas
+
+    with Atlas.open(fresh_copy, **OFFLINE) as atlas:
+        # A model whose only weight is term coverage, calibrated so that full coverage is needed.
+        n = len(FEATURES)
+        i = FEATURES.index("term_coverage")
+        coef = [0.0] * n
+        coef[i] = 5.0
+        model = _model(coef=coef, mean=[0.5] * n, scale=[0.5] * n, calibration_scores=[0.99] * 30)
+        atlas.store.set_meta(MODEL_META_KEY, model.to_dict())
+        atlas._after_write()
+        odd = atlas.query("Which striker scored twice for Arsenal against Chelsea in the cup final?",
+                          abstain="model", abstain_keep=0.5)
+        assert odd.abstained and odd.tiers.principal == [] and odd.answerability.abstain
+        assert "threshold" in odd.abstain_reason
+        d = odd.to_dict()
+        assert d["abstained"] and d["abstain_reason"] == odd.abstain_reason
+        assert d["answerability"]["keep"] == 0.5 and d["answerability"]["threshold"] == pytest.approx(0.99)
+        atlas.store.set_meta(MODEL_META_KEY, {**model.to_dict(), "feature_version": 0})
+        atlas._after_write()
+        with pytest.raises(AnswerabilityError, match="ohara calibrate"):
+            atlas.query("GPL", abstain="model")
+
+
+def test_rule_mode_computes_nothing(samples_atlas):
+    result = samples_atlas.query("GNU General Public License", abstain="rule")
+    assert result.answerability is None and "answerability" not in result.steps
+    assert json.dumps(result.to_dict())  # the contract stays serialisable
