@@ -136,7 +136,7 @@ class Settings:
     ppr_passage_reset: float = _opt(0.05, "reset mass per passage, times its normalised first-pass score")
     ppr_candidates: int = _opt(50, "first-pass (dense) candidates that get a passage reset")
     ppr_seed_passages: int = _opt(1, "top first-pass passages whose entities seed the walk")
-    synonymy_threshold: float = _opt(0.85, "entity-name cosine at or above which SYNONYM_OF links two entities")
+    synonymy_threshold: float = _opt(0.8, "entity-name cosine at or above which SYNONYM_OF links two entities")
     synonymy_neighbours: int = _opt(100, "most SYNONYM_OF links per entity")
     bridge_passages: int = _opt(3, "top first-pass passages whose entities become bridge queries")
     bridge_entities: int = _opt(5, "most bridge entities queried per query")

@@ -23,6 +23,20 @@ RELATION = "SYNONYM_OF"
 UNLINKED_TYPES = frozenset({"DATE", "AMOUNT"})
 MIN_NAME_CHARS = 3
 BLOCK = 2048  # rows of the similarity matrix computed at once (memory stays O(BLOCK × n))
+CACHE_NAMES = 100_000  # name vectors kept per process: relinking after an ingest embeds only the new names
+
+_name_vectors: dict[tuple[str, str], np.ndarray] = {}
+
+
+def name_vectors(embedder: Any, names: list[str]) -> np.ndarray:
+    """Unit vectors of `names`, embedding only those this process has not embedded with this model yet."""
+    todo = list(dict.fromkeys(n for n in names if (embedder.model, n) not in _name_vectors))
+    if todo:
+        if len(_name_vectors) + len(todo) > CACHE_NAMES:
+            _name_vectors.clear()
+        for name, vec in zip(todo, embedder.embed(todo, "document")):
+            _name_vectors[(embedder.model, name)] = np.asarray(vec, dtype=np.float32)
+    return np.stack([_name_vectors[(embedder.model, n)] for n in names]) if names else np.zeros((0, 0), np.float32)
 
 
 def synonym_pairs(slugs: list[str], vectors: np.ndarray, threshold: float, neighbours: int
@@ -50,8 +64,7 @@ def link_synonyms(store: GraphStore, embedder: Any, threshold: float, neighbours
     entities = [e for e in store.get_entities() if e.type not in UNLINKED_TYPES and len(e.name) >= MIN_NAME_CHARS]
     entities.sort(key=lambda e: e.slug)
     slugs = [e.slug for e in entities]
-    vectors = np.asarray(embedder.embed([e.name for e in entities], "document"), dtype=np.float32) \
-        if entities else np.zeros((0, 0), dtype=np.float32)
+    vectors = name_vectors(embedder, [e.name for e in entities])
     pairs = synonym_pairs(slugs, vectors, threshold, neighbours) if len(slugs) > 1 else []
     edges = [Edge("entities/" + a, "entities/" + b, RELATION, {"weight": w, "model": embedder.model})
              for a, b, w in pairs]

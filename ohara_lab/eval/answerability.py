@@ -1,0 +1,118 @@
+"""How well the answerability score separates answerable from unanswerable queries.
+
+* AUROC per null kind (held-out, foreign) with a 95% percentile bootstrap CI (queries resampled
+  within each class, seeded; Efron & Tibshirani 1993) — scikit-learn's `roc_auc_score`;
+* operating points: for each keep k, the threshold τ(k) the model's conformal calibration gives,
+  then the abstention on each null kind and the Principal-hit on answerable queries, against
+  the same engine without abstention;
+* the risk–coverage curve (El-Yaniv & Wiener, JMLR 2010): answerable queries ranked by score,
+  the share kept (coverage) against the Principal-miss rate among the kept (risk).
+
+Rows come from `score_queries`: one per query with its score, its kind and whether its
+Principal tier (before abstaining) holds a gold item.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..retrieval.answerability import AnswerabilityModel
+from .build import BuiltAtlas
+from .dataset import Dataset
+from .matchers import matcher_for
+from .nulls import null_kind
+from .runner import to_ranked
+
+KEEPS: tuple[float, ...] = (0.90, 0.92, 0.95)
+
+
+@dataclass
+class Scored:
+    query_id: str
+    kind: str  # answerable | heldout | foreign
+    score: float
+    features: dict[str, float]
+    principal_hit: bool  # before abstaining (answerable queries; False for nulls)
+    reason: str | None = None
+
+
+def score_queries(built: BuiltAtlas, dataset: Dataset, query_ids: Sequence[str], overrides: dict[str, Any],
+                  model: AnswerabilityModel, keep: float = 0.92, progress: bool = False) -> list[Scored]:
+    """Each query once with abstention reported but not applied (`abstain=features`), scored by `model`."""
+    from tqdm.auto import tqdm  # noqa: PLC0415
+
+    out = []
+    threshold = model.threshold(keep)
+    for q in tqdm(dataset.select(query_ids), desc="answerability", unit="q", disable=not progress, leave=False):
+        result = built.atlas.query(q.text, **{**overrides, "abstain": "features", "result_limit": 20})
+        values = result.answerability.features
+        matcher = matcher_for(q, dataset.matcher)
+        hit = any(matcher(i) is not None for i in to_ranked(result, built, result.tiers.principal))
+        score = model.score(values)
+        out.append(Scored(q.id, null_kind(q) or "answerable", score, values, hit and not q.is_null,
+                          None if score >= threshold else "below threshold"))
+    return out
+
+
+def auroc(rows: Sequence[Scored], kind: str) -> float | None:
+    from sklearn.metrics import roc_auc_score  # noqa: PLC0415
+
+    pos = [r.score for r in rows if r.kind == "answerable"]
+    neg = [r.score for r in rows if r.kind == kind]
+    if not pos or not neg:
+        return None
+    return float(roc_auc_score([1] * len(pos) + [0] * len(neg), pos + neg))
+
+
+def auroc_ci(rows: Sequence[Scored], kind: str, resamples: int = 2000, seed: int = 42
+             ) -> tuple[float | None, float | None, float | None]:
+    """(AUROC, 2.5th, 97.5th percentile) over stratified bootstrap resamples of the queries."""
+    from sklearn.metrics import roc_auc_score  # noqa: PLC0415
+
+    pos = [r.score for r in rows if r.kind == "answerable"]
+    neg = [r.score for r in rows if r.kind == kind]
+    point = auroc(rows, kind)
+    if point is None:
+        return None, None, None
+    rng = random.Random(seed)
+    stats = []
+    for _ in range(resamples):
+        p = [rng.choice(pos) for _ in pos]
+        n = [rng.choice(neg) for _ in neg]
+        stats.append(roc_auc_score([1] * len(p) + [0] * len(n), p + n))
+    lo, hi = np.percentile(stats, [2.5, 97.5])
+    return point, float(lo), float(hi)
+
+
+def operating_points(rows: Sequence[Scored], model: AnswerabilityModel, keeps: Sequence[float] = KEEPS
+                     ) -> list[dict[str, Any]]:
+    """Per keep: threshold, abstention per null kind, Principal-hit with and without abstaining."""
+    answerable = [r for r in rows if r.kind == "answerable"]
+    base_hit = float(np.mean([r.principal_hit for r in answerable])) if answerable else None
+    out = []
+    for keep in keeps:
+        t = model.threshold(keep)
+        row: dict[str, Any] = {"keep": keep, "threshold": None if t == -np.inf else round(t, 4)}
+        for kind in sorted({r.kind for r in rows} - {"answerable"}):
+            nulls = [r for r in rows if r.kind == kind]
+            row[f"abstention_{kind}"] = float(np.mean([r.score < t for r in nulls]))
+            row[f"n_{kind}"] = len(nulls)
+        kept = [r.principal_hit and r.score >= t for r in answerable]
+        row.update({"answerable_kept": float(np.mean([r.score >= t for r in answerable])) if answerable else None,
+                    "principal_hit": float(np.mean(kept)) if answerable else None,
+                    "principal_hit_without_abstention": base_hit, "n_answerable": len(answerable)})
+        out.append(row)
+    return out
+
+
+def risk_coverage(rows: Sequence[Scored]) -> list[dict[str, float]]:
+    """(coverage, risk) as answerable queries are kept from the highest score down."""
+    ranked = sorted((r for r in rows if r.kind == "answerable"), key=lambda r: -r.score)
+    out, misses = [], 0
+    for i, r in enumerate(ranked, start=1):
+        misses += 0 if r.principal_hit else 1
+        out.append({"coverage": i / len(ranked), "risk": misses / i, "score": r.score})
+    return out
