@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Protocol, Sequence, runtime_checkabl
 import numpy as np
 
 from ..errors import StoreError
-from ..records import Document, DocumentGraph, Edge, Entity, Problem
+from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, Problem
 
 
 @dataclass
@@ -243,6 +243,14 @@ class GraphStore(Protocol):
 
     def graph_version(self) -> int:
         """A counter that moves on every write; caches derived from the atlas (graph matrices) key on it."""
+
+    # ---- web crawl state (`ohara crawl`) ---------------------------------------
+    def put_crawl_pages(self, pages: Iterable[CrawlPage]) -> None:
+        """Upsert crawl rows by URL (a crawl resumes from them and re-fetches only what changed)."""
+
+    def crawl_pages(self, *, urls: Iterable[str] | None = None, hosts: Iterable[str] | None = None,
+                    run: int | None = None, states: Iterable[str] | None = None) -> list[CrawlPage]:
+        """Crawl rows, filtered by URL, host, crawl run and state."""
 
     # ---- feedback ------------------------------------------------------------
     def add_feedback(self, query: str, query_hash: str, node_id: str, rank: int | None, signal: str) -> None:
