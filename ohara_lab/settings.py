@@ -121,6 +121,7 @@ class Settings:
     vector_weight: float = _opt(0.5, "fusion weight of phase 1d (dense vectors); 0 skips the phase")
     ppr_weight: float = _opt(0.0, "fusion weight of the graph walk (dense-seeded Personalized PageRank); 0 skips it")
     bridge_weight: float = _opt(0.0, "fusion weight of the bridge hop (second query from the top passages' entities)")
+    answers_same_weight: float = _opt(0.5, "fusion weight of phase 1e (ANSWERS_SAME; runs when OHARA_ANSWERS_SAME is on)")
     fusion: str = _opt("weighted", "how phases combine: weighted (max-normalised sum) | rrf (reciprocal rank)")
     rrf_k: int = _opt(60, "k of reciprocal-rank fusion: each phase adds 1/(k + rank)")
     adaptive_weights: bool = _opt(True, "multiply weights by the query-mode row (factoid/synthesis/exploratory)")

@@ -7,6 +7,7 @@
       after_bm25:*  extensions (reasoning sub-queries)
     PHASES          one signal family each, in table order:               phases/*.py
                     sumo (1b), entity_pivot (2), cross_doc (1c), vector (1d),
+                    answers_same (1e, with OHARA_ANSWERS_SAME),
                     ppr (the graph walk, seeded by 1d), bridge (a second hop
                     from the entities of the best passages so far)
     toc             phase 0b: the `toc_selector` extension picks sections  phases/toc.py
@@ -42,6 +43,7 @@ from .fingerprint import offline_fingerprint
 from .fusion import fuse, normalisation, phase_weights
 from .hits import Fused, Hit
 from .graph import PassageGraph, build_passage_graph
+from .phases.answers_same import answers_same
 from .phases.bm25 import bm25
 from .phases.bridge import bridge
 from .phases.crossdoc import cross_doc
@@ -328,6 +330,7 @@ PHASES: tuple[Phase, ...] = (
     Phase("entity_pivot", "entity_pivot", lambda e, st: entity_pivot(st, e.store, st.settings)),
     Phase("cross_doc_edge", "cross_doc", lambda e, st: cross_doc(st, e.store, st.settings)),
     Phase("vector", "vector", lambda e, st: e.vector_phase(st), feeds=("ppr",)),
+    Phase("answers_same", "answers_same", lambda e, st: answers_same(st, e.store, st.settings)),
     Phase("ppr", "ppr", lambda e, st: ppr(st, e.store, st.settings, e.passage_graph())),
     Phase("bridge", "bridge", lambda e, st: bridge(st, e.store, st.settings)),
 )

@@ -4,9 +4,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-# Signal families in fusion order: the original's six, then the graph walk and the bridge hop.
+# Signal families in fusion order: the original's (spec §3.8), then the graph walk and the bridge hop.
 # Temporal is a prior, not a family.
-PHASES = ("fulltext", "sumo", "entity_pivot", "cross_doc_edge", "structural", "vector", "ppr", "bridge")
+PHASES = ("fulltext", "sumo", "entity_pivot", "cross_doc_edge", "structural", "vector", "answers_same", "ppr",
+          "bridge")
 
 
 @dataclass

@@ -13,8 +13,9 @@ cross-document hits, every item with its provenance; Principal items whose
 document a later one supersedes are flagged `contradicted`.
 
 Explorer: from the Principal documents one hop further along SIMILAR_TO than
-phase 1c went, the documents whose scent (product of edge weights) lies in
-[`explorer_stop_weight`, `integrity_weight_min`).
+phase 1c went, and (with OHARA_ANSWERS_SAME) the paragraphs answering the same
+question as a Principal paragraph (scent 0.4), the documents whose scent (product
+of edge weights) lies in [`explorer_stop_weight`, `integrity_weight_min`).
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from ..store.protocol import GraphStore
 from .hits import Fused
 
 STRUCTURAL_VERIFY_PER_NODE = 3
+ANSWERS_SAME_SCENT = 0.4
 
 
 @dataclass
@@ -175,13 +177,20 @@ def explorer(chosen: list[Fused], seen: set[str], store: GraphStore, settings: S
                             seed_document=link.seed)
         if link.document_id not in best or best[link.document_id].score < scent:
             best[link.document_id] = item
+    if settings.answers_same:  # spec §3.10 (ii): paragraphs answering the same question, scent 0.4
+        for row in store.answers_same([f.id for f in chosen if f.id.startswith("paragraphs/")]):
+            if row.id not in seen and row.document_id not in seen_docs and row.document_id not in best:
+                best[row.document_id] = FrontierItem(row.document_id, row.id, "answers same question as",
+                                                     row.question, ANSWERS_SAME_SCENT, 1, source="answers_same",
+                                                     seed_document=None)
     band = [i for i in best.values() if settings.explorer_stop_weight <= i.score < settings.integrity_weight_min]
     band.sort(key=lambda i: (-i.score, i.document_id))
     if not band:
         return [], "no_candidates_in_band"
     for item in band:
-        rows = store.document_paragraphs_by_entities(item.document_id, [], 1)
-        item.node_id = next((r.id for r in rows if r.id not in seen), None)
+        if item.node_id is None:
+            rows = store.document_paragraphs_by_entities(item.document_id, [], 1)
+            item.node_id = next((r.id for r in rows if r.id not in seen), None)
     return band, "weight_below_threshold"
 
 
