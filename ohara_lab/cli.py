@@ -311,17 +311,22 @@ def _weights(pairs: tuple[str, ...]) -> dict[str, float]:
 @click.option("--embedder", default=None, help="embedder for the query vector (must match the atlas)")
 @click.option("--cor", is_flag=True, help="Chain-of-Retrieval: follow the Explorer frontier and re-query")
 @click.option("--agent", is_flag=True, help="agentic mode: choose retrieval tools step by step")
+@click.option("--as-of", "as_of", metavar="YYYY-MM-DD", help="answer as of a date: only documents published by then")
+@click.option("--profile", type=click.Choice(["default", "original"]), help="engine profile (original = the spec's)")
 @fail_cleanly
 def query(text: str, atlas: str | None, show_tiers: bool, verbose: bool, as_json: bool, limit: int | None,
-          weights: tuple[str, ...], embedder: str | None, cor: bool, agent: bool) -> None:
+          weights: tuple[str, ...], embedder: str | None, cor: bool, agent: bool, as_of: str | None,
+          profile: str | None) -> None:
     """Retrieve with every phase and show why each result was found."""
     from .render import render_results, render_tiers  # noqa: PLC0415
 
-    overrides: dict[str, Any] = _weights(weights)
+    overrides: dict[str, Any] = {**({"profile": profile} if profile else {}), **_weights(weights)}
     if limit is not None:
         overrides["result_limit"] = limit
     if embedder:
         overrides["embedder"] = embedder
+    if as_of:
+        overrides["as_of"] = as_of
     mode = "agent" if agent else "cor" if cor else "standard"
     with _open(atlas, read_only=True) as a:
         result = a.query(text, mode=mode, **overrides)

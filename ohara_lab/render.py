@@ -13,12 +13,13 @@ def shorten(text: str | None, limit: int = 220) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _where(view: Any) -> str:
+def _where(view: Any, as_of: Any = None) -> str:
     if view is None:
         return ""
     parts = [view.document_title or view.document_id, *view.section_path]
     page = f", p. {view.page}" if view.page else ""
-    return " › ".join(p for p in parts if p) + page
+    undated = " (undated)" if as_of is not None and view.document_id in as_of.undated_documents else ""
+    return " › ".join(p for p in parts if p) + page + undated
 
 
 def _provenance(f: Any) -> str:
@@ -46,15 +47,22 @@ def render_tiers(result: Any) -> str:
              f" · entity hints {', '.join(e['slug'] for e in q.entity_hints) or '-'}"]
     if result.skipped:
         lines.append("skipped: " + "; ".join(f"{k} ({v})" for k, v in result.skipped.items()))
+    as_of = getattr(result, "as_of", None)
+    if as_of is not None:
+        lines.append(f"as of {as_of.date}: {as_of.excluded_documents} later document(s) left out, "
+                     f"{len(as_of.undated_documents)} undated kept (labelled)")
+    a = getattr(result, "answerability", None)
+    if a is not None and a.score is not None:
+        lines.append(f"answerability {a.score:.2f} against threshold "
+                     f"{a.threshold if a.threshold != float('-inf') else float('nan'):.2f} (keep {a.keep:.2f})")
     lines.append("")
     if not t.principal:
-        lines.append("PRINCIPAL — none: not enough corroborated evidence (no node is supported by two signal "
-                     "families above the score floor). The engine abstains.")
+        lines.append(f"PRINCIPAL — none: the engine abstains: {result.abstain_reason}.")
     else:
         lines.append(f"PRINCIPAL — {len(t.principal)} corroborated node(s), score floor {t.floor:.3f}")
         for i, f in enumerate(t.principal, start=1):
             view = result.views.get(f.id)
-            lines.append(f" [{i}] {f.score:.3f}  {_where(view)}")
+            lines.append(f" [{i}] {f.score:.3f}  {_where(view, as_of)}")
             lines.append(textwrap.indent(textwrap.fill(shorten(view.content if view else f.id), WIDTH - 8), "        "))
             lines.append(f"        provenance: {_provenance(f)}")
     extra = [i for i in t.integrity if i.role != "principal"]

@@ -150,6 +150,8 @@ class Settings:
     decay_rate_current: float = _opt(0.01, "decay per day, CURRENT documents")
     decay_rate_ephemeral: float = _opt(0.1, "decay per day, EPHEMERAL documents")
     reference_date: str | None = _opt(None, "'now' for the temporal prior, YYYY-MM-DD (unset = today)")
+    as_of: str | None = _opt(None, "answer as of YYYY-MM-DD: only documents published by then take part, a "
+                                   "supersession counts only once its document existed, and the prior's today is it")
 
     # --- tiers ---------------------------------------------------------------
     principal_score_pctl: float = _opt(0.75, "score percentile a Principal node must reach")

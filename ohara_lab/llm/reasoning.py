@@ -52,7 +52,8 @@ def reasoning_subqueries(state: QueryState, store: GraphStore) -> None:
         keywords = tokenize(sub)
         if not keywords:
             continue
-        for row in store.bm25_search(keywords, limit, date_from=date_from, date_to=date_to):
+        for row in store.bm25_search(keywords, limit, date_from=date_from, date_to=date_to,
+                                     exclude_documents=state.excluded):
             if row.id not in seen:
                 seen.add(row.id)
                 found.append(Hit(row.id, row.document_id, "fulltext", row.score,

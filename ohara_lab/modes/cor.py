@@ -68,5 +68,6 @@ def run_cor(atlas: Any, text: str, session_history: list[dict[str, str]] | None 
     fused = sorted(merged.values(), key=lambda f: (-f.score, f.id))
     extra = {"cor": True, "cor_iter_count": len(runs), "cor_queries": queries, "cor_stopped_reason": stopped}
     return ModeResult(first.query, last.weights, fused, settings.result_limit, last.tiers, views, timings,
-                      dict(last.skipped), settings.to_dict(), last.answerability, mode="cor", row_tags=tags,
+                      dict(last.skipped), settings.to_dict(), last.answerability, last.as_of, mode="cor",
+                      row_tags=tags,
                       extra=extra)

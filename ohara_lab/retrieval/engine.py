@@ -54,9 +54,9 @@ from .phases.sumo import sumo
 from .phases.toc import toc_guidance
 from .phases.vector import vector
 from .query import parse_query
-from .result import NodeView, RetrievalResult
+from .result import AsOf, NodeView, RetrievalResult
 from .state import QueryState
-from .temporal import apply_prior, prior_applies, reference_day
+from .temporal import apply_prior, as_of_documents, prior_applies, reference_day
 from .tiers import Tiers, explorer, integrity, knowledge_gaps, principal, qualifying
 
 
@@ -89,6 +89,15 @@ class Engine:
     def invalidate(self) -> None:
         """Forget what was derived from the atlas; the atlas calls this after every write."""
         self.atlas_cache.clear()
+
+    def _publication_dates(self) -> dict[str, str | None]:
+        """document id -> published_date, read once per atlas version (for "as of" queries)."""
+        version = self.store.graph_version()
+        cached = self.atlas_cache.get("publication_dates")
+        if cached is None or cached[0] != version:
+            cached = (version, {d.id: d.published_date for d in self.store.list_documents()})
+            self.atlas_cache["publication_dates"] = cached
+        return cached[1]
 
     def answerability_model(self, settings: Settings) -> AnswerabilityModel | None:
         """The atlas's calibrated model (else the shipped one) in `model` mode; None in `features` mode."""
@@ -138,6 +147,8 @@ class Engine:
             n = settings.session_history_limit
             state.history = list(session_history or [])[-n:] if n > 0 else []
             offline_fingerprint(state.query, self.store, self.ontology)
+            if settings.as_of:
+                state.excluded, state.undated = as_of_documents(self._publication_dates(), settings.as_of)
         for step in self.extensions.fingerprint:
             with state.clock(step.label):
                 step.run(state)
@@ -156,13 +167,13 @@ class Engine:
             needed = any(weights.get(f, 0.0) != 0.0 for f in phase.feeds)
             if needed or not self._skip_zero(state, phase.family, weights):
                 with clock(phase.step):
-                    state.hits[phase.family] = phase.run(self, state)
+                    state.hits[phase.family] = _admitted(phase.run(self, state), state)
         if self._skip_zero(state, "structural", weights):
             return
         with clock("toc"):
             state.toc_sections = toc_guidance(state, self.store, s, self.extensions.toc_selector.run)
         with clock("structural"):
-            state.hits["structural"] = structural(state, self.store, s)
+            state.hits["structural"] = _admitted(structural(state, self.store, s), state)
 
     def finish(self, state: QueryState) -> RetrievalResult:
         """Fusion, temporal prior, tiers, the `after_tiers` extensions and views over the hits the state holds."""
@@ -177,11 +188,14 @@ class Engine:
             with clock("answerability"):
                 answerability = assess(state, fused, self.store, self.answerability_model(settings), settings)
         with clock("tiers"):
-            tiers = self._tiers(fused, settings, abstain=bool(answerability and answerability.abstain))
+            tiers = self._tiers(fused, settings, abstain=bool(answerability and answerability.abstain),
+                                excluded=state.excluded)
         with clock("views"):
             views = self._views(fused[: settings.result_limit], tiers)
         result = RetrievalResult(state.query, weights, fused, settings.result_limit, tiers, views, timings,
-                                 dict(state.skipped), settings.to_dict(), answerability)
+                                 dict(state.skipped), settings.to_dict(), answerability,
+                                 AsOf(settings.as_of, len(state.excluded), list(state.undated))
+                                 if settings.as_of else None)
         for step in self.extensions.after_tiers:  # they read the views (passage text) and may add nodes
             with clock(step.label):
                 step.run(result, state)
@@ -254,12 +268,13 @@ class Engine:
         docs = self.store.get_nodes({f.document_id for f in fused if f.document_id})
         return apply_prior(fused, docs, intent, state.query.date_range, s, protected, reference_day(s))
 
-    def _tiers(self, fused: list[Fused], s: Settings, abstain: bool = False) -> Tiers:
+    def _tiers(self, fused: list[Fused], s: Settings, abstain: bool = False,
+               excluded: frozenset[str] = frozenset()) -> Tiers:
         chosen, floor = principal(fused, s)
         chosen = [] if abstain else chosen
-        items = integrity(chosen, fused, self.store, s)
+        items = integrity(chosen, fused, self.store, s, excluded)
         seen = {f.id for f in fused} | {i.id for i in items}
-        frontier, reason = explorer(chosen, seen, self.store, s)
+        frontier, reason = explorer(chosen, seen, self.store, s, excluded)
         return Tiers(chosen, items, frontier, reason, knowledge_gaps(chosen, self.store), floor)
 
     # ------------------------------------------------------------------ views
@@ -295,6 +310,11 @@ class Engine:
             out.update(found)
             todo = {s.get("parent_section_id") for s in found.values()} - {None} - set(out)
         return out
+
+
+def _admitted(hits: list[Hit], state: QueryState) -> list[Hit]:
+    """The hits an "as of" query may see (all of them otherwise)."""
+    return [h for h in hits if h.document_id not in state.excluded] if state.excluded else hits
 
 
 def _content(node: dict[str, Any]) -> str:

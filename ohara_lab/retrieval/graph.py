@@ -37,6 +37,17 @@ class PassageGraph:
     passage_entities: dict[str, list[str]] = field(repr=False)
     synonym_edges: int = 0
     synonyms_linked: bool = False  # `ohara embed` (or a batch ingest that embeds) has linked SYNONYM_OF
+    passage_documents: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def blocked(self, documents: frozenset[str]) -> np.ndarray | None:
+        """A 0/1 mask of the rows a walk may hold mass on: passages of `documents` are closed (None: none are)."""
+        if not documents:
+            return None
+        mask = np.ones(self.size)
+        for i, p in enumerate(self.passages):
+            if self.passage_documents.get(p) in documents:
+                mask[i] = 0.0
+        return mask
 
     @property
     def size(self) -> int:
@@ -88,4 +99,4 @@ def build_passage_graph(store: GraphStore) -> PassageGraph:
     for _, e in rows.mentions:
         counts[e] = counts.get(e, 0) + 1
     return PassageGraph(passages, entities, index, transpose, {e: 1.0 / c for e, c in counts.items()},
-                        passage_entities, synonyms, store.get_meta("synonymy") is not None)
+                        passage_entities, synonyms, store.get_meta("synonymy") is not None, rows.documents)

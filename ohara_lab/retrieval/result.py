@@ -35,6 +35,18 @@ class NodeView:
 
 
 @dataclass
+class AsOf:
+    """What an "as of" query saw: its date, how many later documents it left out, the undated it kept."""
+
+    date: str
+    excluded_documents: int
+    undated_documents: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
 class RetrievalResult:
     query: ProcessedQuery
     weights: dict[str, float]
@@ -46,6 +58,7 @@ class RetrievalResult:
     skipped: dict[str, str]
     settings: dict[str, Any] = field(default_factory=dict)
     answerability: Answerability | None = None
+    as_of: AsOf | None = None
 
     @property
     def results(self) -> list[Fused]:
@@ -87,6 +100,7 @@ class RetrievalResult:
                                "normalised": round(c.normalised, 6), "weight": round(c.weight, 6),
                                "document_id": c.document_id, **_jsonable(c.via)} for c in f.contributions],
             "temporal": round(f.temporal, 6),
+            **({"undated": True} if self.as_of and f.document_id in self.as_of.undated_documents else {}),
             **{k: v for k, v in f.edge().items() if v is not None},
         })
         return base
@@ -108,6 +122,7 @@ class RetrievalResult:
             "abstained": self.abstained,
             "abstain_reason": self.abstain_reason,
             **({"answerability": self.answerability.to_dict()} if self.answerability is not None else {}),
+            **({"as_of": self.as_of.to_dict()} if self.as_of is not None else {}),
             "skipped_phases": self.skipped,
             "steps": self.steps,
             "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},

@@ -22,6 +22,8 @@ class QueryState:
     query_vector: Any = None
     query_vector_model: str | None = None
     dense: dict[str, float] = field(default_factory=dict)  # vector phase's candidates, best first (seeds the walk)
+    excluded: frozenset[str] = frozenset()  # documents that take no part ("as of": published later)
+    undated: tuple[str, ...] = ()  # documents with no publication date an "as of" query keeps (and labels)
     history: list[dict[str, str]] = field(default_factory=list)  # earlier conversation turns {role, content}
     timings: dict[str, float] = field(default_factory=dict)  # ms per phase
     clock: Any = None  # context-manager factory that adds to `timings`

@@ -20,6 +20,7 @@ import math
 from datetime import date
 from typing import Any
 
+from ..errors import UsageError
 from ..settings import Settings
 from ..store.common import date_bounds
 from .hits import Fused
@@ -102,4 +103,26 @@ def apply_prior(fused: list[Fused], docs: dict[str, dict[str, Any]], intent: str
 
 
 def reference_day(settings: Settings) -> date:
-    return date.fromisoformat(settings.reference_date) if settings.reference_date else date.today()
+    """The prior's "today": the "as of" date when there is one, else `reference_date`, else today."""
+    day = settings.as_of or settings.reference_date
+    return _query_day(day, "as_of" if settings.as_of else "reference_date") if day else date.today()
+
+
+def _query_day(value: str, name: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"{name} must be a date YYYY-MM-DD, got {value!r}") from None
+
+
+def as_of_documents(published: dict[str, str | None], as_of: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """(documents published after `as_of`, undated documents): a date's earliest day counts ("2007" = Jan 1)."""
+    day = _query_day(as_of, "as_of")
+    later, undated = set(), []
+    for doc, pub in sorted(published.items()):
+        first = _day(date_bounds(pub)[0]) if pub else None
+        if first is None:
+            undated.append(doc)
+        elif first > day:
+            later.add(doc)
+    return frozenset(later), tuple(undated)

@@ -116,7 +116,8 @@ def principal(fused: list[Fused], settings: Settings) -> tuple[list[Fused], floa
     return chosen[: settings.principal_limit], floor
 
 
-def integrity(chosen: list[Fused], fused: list[Fused], store: GraphStore, settings: Settings) -> list[IntegrityItem]:
+def integrity(chosen: list[Fused], fused: list[Fused], store: GraphStore, settings: Settings,
+              excluded: frozenset[str] = frozenset()) -> list[IntegrityItem]:
     items = [_item(f, "principal") for f in chosen]
     taken = {f.id for f in chosen}
     seen = {f.id for f in fused}
@@ -135,7 +136,7 @@ def integrity(chosen: list[Fused], fused: list[Fused], store: GraphStore, settin
         if f.id not in taken and c is not None and c.raw_score >= settings.integrity_weight_min:
             taken.add(f.id)
             items.append(_item(f, "cross_doc"))
-    _flag_contradictions(items, chosen, store)
+    _flag_contradictions(items, chosen, store, excluded)
     return items
 
 
@@ -146,11 +147,13 @@ def _item(f: Fused, role: str) -> IntegrityItem:
                          document_id=f.document_id)
 
 
-def _flag_contradictions(items: list[IntegrityItem], chosen: list[Fused], store: GraphStore) -> None:
-    """Principal items from a document a later document supersedes or contradicts."""
+def _flag_contradictions(items: list[IntegrityItem], chosen: list[Fused], store: GraphStore,
+                         excluded: frozenset[str] = frozenset()) -> None:
+    """Principal items from a document a later document supersedes or contradicts — a later document an
+    "as of" query excludes did not exist yet, so its supersession does not count."""
     docs = {f.document_id for f in chosen}
     notes = {e.to_id: e.attrs.get("contradiction_note") for e in
-             store.edges(to_ids=sorted(docs), relations=["CONTRADICTS"])} if docs else {}
+             store.edges(to_ids=sorted(docs), relations=["CONTRADICTS"]) if e.from_id not in excluded} if docs else {}
     by_id = {f.id: f.document_id for f in chosen}
     for item in items:
         doc = by_id.get(item.id)
@@ -159,7 +162,8 @@ def _flag_contradictions(items: list[IntegrityItem], chosen: list[Fused], store:
             item.contradiction_note = notes[doc]
 
 
-def explorer(chosen: list[Fused], seen: set[str], store: GraphStore, settings: Settings) -> tuple[list[FrontierItem], str]:
+def explorer(chosen: list[Fused], seen: set[str], store: GraphStore, settings: Settings,
+             excluded: frozenset[str] = frozenset()) -> tuple[list[FrontierItem], str]:
     if not chosen:
         return [], "no_principal_seeds"
     seeds = list(dict.fromkeys(f.document_id for f in chosen))
@@ -167,7 +171,7 @@ def explorer(chosen: list[Fused], seen: set[str], store: GraphStore, settings: S
     # stop weight can reach the band: gating every hop at that weight prunes the walk without losing any.
     gate = max(0.0, settings.explorer_stop_weight - 1e-9)
     links = store.similar_documents(seeds, settings.cross_doc_expand_depth + 1, min_weight=gate)
-    seen_docs = set(seeds)
+    seen_docs = set(seeds) | set(excluded)
     best: dict[str, FrontierItem] = {}
     for link in links:
         if link.document_id in seen_docs:

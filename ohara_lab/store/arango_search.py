@@ -27,7 +27,7 @@ class ArangoSearchMixin:
 
     # ---------------------------------------------------------------- phase 1
     def bm25_search(self, tokens: Sequence[str], limit: int, *, date_from: str | None = None,
-                    date_to: str | None = None) -> list[TextHit]:
+                    date_to: str | None = None, exclude_documents: Sequence[str] = ()) -> list[TextHit]:
         """BM25 over paragraph content, section titles and table markdown (any token matches).
 
         A date range filters documents *before* the limit by day-level bounds and
@@ -46,11 +46,13 @@ class ArangoSearchMixin:
               LET d = DOCUMENT(n.document_id)
               FILTER @date_from == null OR d.date_hi == null OR d.date_hi >= @date_from
               FILTER @date_to == null OR d.date_lo == null OR d.date_lo <= @date_to
+              FILTER n.document_id NOT IN @exclude
               LET score = BM25(n, @k1, @b)
               SORT score DESC, n._id
               LIMIT @limit
               RETURN {{id: n._id, document_id: n.document_id, score: score}}""",
-            {"text": text, "date_from": date_from, "date_to": date_to, "k1": BM25_K1, "b": BM25_B, "limit": limit})
+            {"text": text, "date_from": date_from, "date_to": date_to, "k1": BM25_K1, "b": BM25_B, "limit": limit,
+             "exclude": sorted(exclude_documents)})
         return [TextHit(r["id"], split_id(r["id"])[0], r["document_id"], float(r["score"]))
                 for r in found if r["score"] and r["score"] > 0]
 
@@ -219,8 +221,8 @@ class ArangoSearchMixin:
     # ---------------------------------------------------------------- graph walk
     def passage_entity_graph(self, exclude_types: Sequence[str] = ()) -> PassageEntityGraph:
         """MENTIONS, RELATED_TO and SYNONYM_OF rows, sorted by bytes as `SqliteStore` returns them."""
-        mentions = rows(self.db, "FOR n IN node_entities FILTER n.type NOT IN @types RETURN [n.node_id, n.slug]",
-                        {"types": list(exclude_types)})
+        mentions = rows(self.db, "FOR n IN node_entities FILTER n.type NOT IN @types"
+                                 " RETURN [n.node_id, n.slug, n.document_id]", {"types": list(exclude_types)})
 
         def pairs(relation: str, attr: str) -> list[tuple[str, str, float]]:
             found = rows(self.db, """
@@ -229,8 +231,8 @@ class ArangoSearchMixin:
                 {"rel": relation, "attr": attr})
             return sorted((a, b, float(w or 0.0)) for a, b, w in found)
 
-        return PassageEntityGraph(sorted((a, b) for a, b in mentions), pairs("RELATED_TO", "count"),
-                                  pairs("SYNONYM_OF", "weight"))
+        return PassageEntityGraph(sorted((a, b) for a, b, _ in mentions), pairs("RELATED_TO", "count"),
+                                  pairs("SYNONYM_OF", "weight"), {a: d for a, _, d in mentions})
 
     def sections_of(self, document_ids: Sequence[str]) -> list[dict[str, Any]]:
         """Section rows of some documents in reading order (for TOC guidance)."""

@@ -123,6 +123,7 @@ class PassageEntityGraph:
     mentions: list[tuple[str, str]] = field(default_factory=list)
     related: list[tuple[str, str, float]] = field(default_factory=list)
     synonyms: list[tuple[str, str, float]] = field(default_factory=list)
+    documents: dict[str, str] = field(default_factory=dict)  # passage id -> its document id
 
 
 @runtime_checkable
@@ -194,10 +195,11 @@ class GraphStore(Protocol):
 
     # ---- retrieval primitives (raw scores; normalisation and fusion live in `ohara_lab.retrieval`) ----
     def bm25_search(self, tokens: Sequence[str], limit: int, *, date_from: str | None = None,
-                    date_to: str | None = None) -> list[TextHit]:
+                    date_to: str | None = None, exclude_documents: Sequence[str] = ()) -> list[TextHit]:
         """Phase 1: BM25 over paragraph content, section titles and table markdown (any token matches).
 
-        A date range (day bounds) filters documents before the limit and keeps undated ones."""
+        A date range (day bounds) filters documents before the limit and keeps undated ones; rows of
+        `exclude_documents` never take part (an "as of" query's later documents)."""
 
     def corpus_stats(self) -> dict[str, float]:
         """Figures about the full-text index (at least `fts_rows`, the number of indexed rows)."""

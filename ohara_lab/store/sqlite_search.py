@@ -29,7 +29,7 @@ class SqliteSearchMixin:
 
     # ---------------------------------------------------------------- phase 1
     def bm25_search(self, tokens: Sequence[str], limit: int, *, date_from: str | None = None,
-                    date_to: str | None = None) -> list[TextHit]:
+                    date_to: str | None = None, exclude_documents: Sequence[str] = ()) -> list[TextHit]:
         """BM25 over paragraph content, section titles and table markdown (any token matches).
 
         A date range filters documents *before* the limit (the original limited
@@ -46,6 +46,9 @@ class SqliteSearchMixin:
             where.append("(d.date_lo IS NULL OR d.date_lo <= ?)")
             params.append(date_to)
         join = "JOIN documents d ON d.id = f.document_id" if where else ""
+        if exclude_documents:
+            where.append("f.document_id NOT IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(sorted(exclude_documents)))
         sql = (f"SELECT f.node_id, f.collection, f.document_id, -bm25(fts) AS score FROM fts f {join}"
                f" WHERE fts MATCH ? {' AND ' + ' AND '.join(where) if where else ''}"
                f" ORDER BY bm25(fts), f.node_id LIMIT ?")
@@ -201,15 +204,17 @@ class SqliteSearchMixin:
     def passage_entity_graph(self, exclude_types: Sequence[str] = ()) -> PassageEntityGraph:
         """MENTIONS, RELATED_TO and SYNONYM_OF rows in a stable order (the walk's matrix is built from them)."""
         where = f"WHERE type NOT IN ({','.join('?' * len(exclude_types))})" if exclude_types else ""
-        mentions = [(r[0], r[1]) for r in self._q(
-            f"SELECT node_id, slug FROM node_entities {where} ORDER BY node_id, slug", list(exclude_types))]
+        rows = self._q(f"SELECT node_id, slug, document_id FROM node_entities {where} ORDER BY node_id, slug",
+                       list(exclude_types))
+        mentions = [(r[0], r[1]) for r in rows]
 
         def pairs(relation: str, attr: str) -> list[tuple[str, str, float]]:
             rows = self._q(f"SELECT substr(from_id, 10), substr(to_id, 10), CAST(json_extract(attrs, '$.{attr}') AS REAL)"
                            " FROM edges WHERE relation = ? ORDER BY from_id, to_id", (relation,))
             return [(r[0], r[1], float(r[2] or 0.0)) for r in rows]
 
-        return PassageEntityGraph(mentions, pairs("RELATED_TO", "count"), pairs("SYNONYM_OF", "weight"))
+        return PassageEntityGraph(mentions, pairs("RELATED_TO", "count"), pairs("SYNONYM_OF", "weight"),
+                                  {r[0]: r[2] for r in rows})
 
     def sections_of(self, document_ids: Sequence[str]) -> list[dict[str, Any]]:
         """Section rows of some documents in reading order (for TOC guidance)."""

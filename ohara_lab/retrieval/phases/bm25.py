@@ -20,7 +20,8 @@ def bm25(state: QueryState, store: GraphStore, settings: Settings) -> list[Hit]:
     if not state.query.keywords:
         return []
     date_from, date_to = strict_dates(state, settings)
-    rows = store.bm25_search(state.query.keywords, 2 * state.limit, date_from=date_from, date_to=date_to)
+    rows = store.bm25_search(state.query.keywords, 2 * state.limit, date_from=date_from, date_to=date_to,
+                             exclude_documents=state.excluded)
     hits = [Hit(r.id, r.document_id, "fulltext", r.score, {"collection": r.collection}) for r in rows]
     top = [h.id for h in hits[:SEED_COUNT]]
     nodes = store.get_nodes(top)

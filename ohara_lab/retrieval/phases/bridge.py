@@ -83,7 +83,8 @@ def bridge(state: QueryState, store: GraphStore, settings: Settings) -> list[Hit
     names = {e.slug: e.name for e in store.get_entities([s for s, _, _ in chosen])}
     best: dict[str, Hit] = {}
     for slug, weight, source in chosen:
-        rows = store.bm25_search(tokenize(names.get(slug, slug)) + state.query.keywords, HITS_PER_ENTITY)
+        rows = store.bm25_search(tokenize(names.get(slug, slug)) + state.query.keywords, HITS_PER_ENTITY,
+                                 exclude_documents=state.excluded)
         if not rows:
             continue
         for r, n in zip(rows, minmax_norm([r.score for r in rows])):

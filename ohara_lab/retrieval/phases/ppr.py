@@ -57,11 +57,15 @@ def seeds(state: QueryState, graph: PassageGraph, candidates: dict[str, float], 
     return out
 
 
-def personalized_pagerank(graph: PassageGraph, reset: np.ndarray, damping: float) -> np.ndarray:
-    """x = (1 − d)·r + d·Pᵀx by power iteration; `reset` sums to 1."""
+def personalized_pagerank(graph: PassageGraph, reset: np.ndarray, damping: float,
+                          open_rows: np.ndarray | None = None) -> np.ndarray:
+    """x = (1 − d)·r + d·Pᵀx by power iteration; `reset` sums to 1. Mass that reaches a closed row
+    (`open_rows` = 0: a passage an "as of" query must not read) is dropped there."""
     x = reset.copy()
     for _ in range(MAX_STEPS):
         nxt = (1.0 - damping) * reset + damping * (graph.transpose @ x)
+        if open_rows is not None:
+            nxt *= open_rows
         if np.abs(nxt - x).sum() < TOLERANCE:
             return nxt
         x = nxt
@@ -93,7 +97,7 @@ def ppr(state: QueryState, store: GraphStore, settings: Settings, graph: Passage
         return []
     if not graph.synonyms_linked:
         state.skipped["synonymy"] = "no SYNONYM_OF edges in this atlas: run `ohara embed` to link entity names"
-    mass = personalized_pagerank(graph, reset / total, settings.ppr_damping)
+    mass = personalized_pagerank(graph, reset / total, settings.ppr_damping, graph.blocked(state.excluded))
     scores = {p: float(mass[i]) for i, p in enumerate(graph.passages) if mass[i] > 0}
     scores.update({p: (1.0 - settings.ppr_damping) * r / total for p, r in outside.items() if r > 0})
     top = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[: 2 * state.limit]

@@ -1,12 +1,13 @@
 """Phase 1d: dense vectors, exact cosine k-NN (spec §3.5)."""
 from __future__ import annotations
 
-
 from ...embed.index import knn
 from ...settings import Settings
 from ...store.protocol import GraphStore
 from ..hits import Hit
 from ..state import QueryState
+
+AS_OF_OVERFETCH = 4  # an "as of" query drops later documents' neighbours: ask for more, keep k
 
 
 def vector(state: QueryState, store: GraphStore, settings: Settings) -> list[Hit]:
@@ -14,9 +15,11 @@ def vector(state: QueryState, store: GraphStore, settings: Settings) -> list[Hit
         return []
     ids, matrix = store.vector_matrix(state.query_vector_model)
     walk = settings.ppr_candidates if settings.ppr_weight > 0 else 0  # the graph walk resets from more candidates
-    found = knn(ids, matrix, state.query_vector, max(settings.vector_limit, walk))
+    k = max(settings.vector_limit, walk)
+    found = knn(ids, matrix, state.query_vector, k * AS_OF_OVERFETCH if state.excluded else k)
+    docs = {nid: row.get("document_id", nid) for nid, row in store.get_nodes([i for i, _ in found]).items()}
+    found = [(nid, s) for nid, s in found if docs.get(nid) not in state.excluded][:k]
     state.dense = {nid: score for nid, score in found}
     found = found[: settings.vector_limit]
-    docs = {nid: row.get("document_id", nid) for nid, row in store.get_nodes([i for i, _ in found]).items()}
     hits = [Hit(nid, docs.get(nid, ""), "vector", score, {}) for nid, score in found if score > 0]
     return hits
