@@ -28,6 +28,7 @@ corroboration, H1) unless `many_angle=False`.
 """
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Collection
 from contextlib import contextmanager
@@ -85,6 +86,7 @@ class Engine:
         self._embedders: dict[str, Any] = {}
         self._query_vectors: dict[tuple[str, str], Any] = {}  # (model, text) -> vector; CoR, modes and sweeps repeat queries
         self.atlas_cache: dict[str, Any] = {}  # what phases derive from the atlas itself; dropped by `invalidate`
+        self._cache_lock = threading.Lock()
 
     def invalidate(self) -> None:
         """Forget what was derived from the atlas; the atlas calls this after every write."""
@@ -227,11 +229,14 @@ class Engine:
             state.skipped["vector"] = why
             return []
         key = (embedder.model, state.query.raw[:2000])
-        if key not in self._query_vectors:
-            if len(self._query_vectors) >= QUERY_VECTOR_CACHE:
-                self._query_vectors.pop(next(iter(self._query_vectors)))
-            self._query_vectors[key] = embedder.embed([key[1]], "query")[0]
-        state.query_vector = self._query_vectors[key]
+        vec = self._query_vectors.get(key)
+        if vec is None:
+            vec = embedder.embed([key[1]], "query")[0]
+            with self._cache_lock:  # servers query from many threads: evict and insert as one step
+                while len(self._query_vectors) >= QUERY_VECTOR_CACHE:
+                    self._query_vectors.pop(next(iter(self._query_vectors)))
+                self._query_vectors[key] = vec
+        state.query_vector = vec
         state.query_vector_model = embedder.model
         return vector(state, self.store, s)
 

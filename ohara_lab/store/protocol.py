@@ -11,6 +11,7 @@ half-linked document behind.
 """
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Protocol, Sequence, runtime_checkable
 
@@ -169,6 +170,9 @@ class GraphStore(Protocol):
     def get_document(self, document_id: str) -> Document | None: ...
 
     def list_documents(self) -> list[Document]: ...
+
+    def snapshot(self) -> AbstractContextManager[Any]:
+        """Several reads from one committed state (a read transaction; joins one already open)."""
 
     def get_nodes(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         """Node rows (any collection) by id, as plain dicts with a `collection` key."""
