@@ -113,20 +113,20 @@ class Settings:
     sumo_hierarchy_depth: int = _opt(3, "ancestor levels used by SUMO expansion (0 = exact tags only)")
 
     # --- retrieval: fusion weights -----------------------------------------
-    bm25_weight: float = _opt(1.0, "fusion weight of phase 1 (BM25 full text)")
-    sumo_weight: float = _opt(0.4, "fusion weight of phase 1b (SUMO expansion)")
-    entity_pivot_weight: float = _opt(0.6, "fusion weight of phase 2 (entity pivot)")
-    struct_weight: float = _opt(0.3, "fusion weight of phase 3 (structural neighbours)")
-    cross_doc_weight: float = _opt(0.4, "fusion weight of phase 1c (SIMILAR_TO expansion)")
-    vector_weight: float = _opt(0.5, "fusion weight of phase 1d (dense vectors); 0 skips the phase")
-    ppr_weight: float = _opt(0.0, "fusion weight of the graph walk (dense-seeded Personalized PageRank); 0 skips it")
+    bm25_weight: float = _opt(0.0, "fusion weight of phase 1 (BM25 full text; it always runs: it seeds the rest)")
+    sumo_weight: float = _opt(0.0, "fusion weight of phase 1b (SUMO expansion)")
+    entity_pivot_weight: float = _opt(0.0, "fusion weight of phase 2 (entity pivot)")
+    struct_weight: float = _opt(0.0, "fusion weight of phase 3 (structural neighbours)")
+    cross_doc_weight: float = _opt(0.0, "fusion weight of phase 1c (SIMILAR_TO expansion)")
+    vector_weight: float = _opt(0.0, "fusion weight of phase 1d (dense vectors; at 0 it still runs to seed the walk)")
+    ppr_weight: float = _opt(1.0, "fusion weight of the graph walk (dense-seeded Personalized PageRank); 0 skips it")
     bridge_weight: float = _opt(0.0, "fusion weight of the bridge hop (second query from the top passages' entities)")
     answers_same_weight: float = _opt(0.5, "fusion weight of phase 1e (ANSWERS_SAME; runs when OHARA_ANSWERS_SAME is on)")
     fusion: str = _opt("weighted", "how phases combine: weighted (max-normalised sum) | rrf (reciprocal rank)")
     rrf_k: int = _opt(60, "k of reciprocal-rank fusion: each phase adds 1/(k + rank)")
     adaptive_weights: bool = _opt(True, "multiply weights by the query-mode row (factoid/synthesis/exploratory)")
     normalize_scores: bool = _opt(True, "normalise each phase before the weighted sum (false = raw scores)")
-    normalisation: str = _opt("max", "per-phase, per-query score normalisation: max | minmax | zscore")
+    normalisation: str = _opt("minmax", "per-phase, per-query score normalisation: max | minmax | zscore")
     many_angle: bool = _opt(True, "graph phases re-score nodes other phases found (H1); false = original")
     corrective_struct: bool = _opt(True, "drop structural hits sharing no SUMO tag with the query hints")
     toc_guidance: bool = _opt(True, "phase 0b: follow the sections a TOC selector picks")
@@ -156,10 +156,10 @@ class Settings:
     # --- tiers ---------------------------------------------------------------
     principal_score_pctl: float = _opt(0.75, "score percentile a Principal node must reach")
     principal_limit: int = _opt(5, "most nodes in the Principal tier")
-    principal_min_families: int = _opt(2, "distinct signal families a Principal node needs")
+    principal_min_families: int = _opt(1, "distinct signal families a Principal node needs (original: 2)")
     principal_require_multi_doc: bool = _opt(False, "Principal also needs >=2 documents or a cross-doc edge")
     integrity_weight_min: float = _opt(0.6, "cross-doc score that admits a node to the Integrity tier")
-    abstain: str = _opt("rule", "how the engine decides to abstain: model (calibrated answerability score) | rule "
+    abstain: str = _opt("model", "how the engine decides to abstain: model (calibrated answerability score) | rule "
                                 "(the spec's corroboration rule alone) | features (report features, abstain by rule)")
     abstain_keep: float = _opt(0.92, "share of answerable queries that keep their Principal tier (the conformal "
                                      "threshold of the answerability model)")
@@ -268,7 +268,7 @@ class Settings:
 ORIGINAL_PROFILE: dict[str, Any] = {
     "normalisation": "max", "bm25_weight": 1.0, "sumo_weight": 0.4, "entity_pivot_weight": 0.6,
     "struct_weight": 0.3, "cross_doc_weight": 0.4, "vector_weight": 0.5, "ppr_weight": 0.0, "bridge_weight": 0.0,
-    "abstain": "rule",
+    "principal_min_families": 2, "abstain": "rule",
 }
 PROFILE_FIELDS = tuple(ORIGINAL_PROFILE)
 

@@ -119,7 +119,7 @@ def reproduce_command(data_dir: Path | None, out: Path, quick: bool, only: str |
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--allow-small", is_flag=True, help="fit with fewer than 20 queries of a class (a warning, not an error)")
 @click.option("--json", "as_json", is_flag=True, help="print the fitted model as JSON")
-@_fail_cleanly
+@fail_cleanly
 def calibrate_command(dataset: str, atlas: str | None, data_dir: Path | None, nulls: str,
                       unanswerable: float | None, seed: int, allow_small: bool, as_json: bool) -> None:
     """Fit the answerability model on labelled queries and store it (as JSON) in the atlas."""

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 from ..records import Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
 from . import common
 from .arango_aql import bump, chunks, first, hashed_key, key_of, next_seq, record, rows
+from .arango_aql import rows as aql  # where a parameter is called `rows`
 
 TEXT_NODE_COLLECTIONS = ("paragraphs", "tables")
 CURATION_COLLECTIONS = ("entity_merges", "entity_routes", "routed_nodes")
@@ -241,8 +242,8 @@ class CurationSteps(CurationQueries):
         self.steps.refresh_related(pairs)
 
 
-class ArangoCurationMixin:
-    """The curation and analytics primitives of `ArangoStore`."""
+class ArangoCurationMixin(CurationQueries):
+    """The curation and analytics primitives of `ArangoStore` (the curation reads, `routes_for` among them, on `db`)."""
 
     db: Any
     evergreen_threshold: int
@@ -316,16 +317,16 @@ class ArangoCurationMixin:
             steps.bump_graph()
         return len(docs)
 
-    def put_analytics(self, kind: str, rows_: dict[str, Any], info: dict[str, Any]) -> None:
+    def put_analytics(self, kind: str, rows: dict[str, Any], info: dict[str, Any]) -> None:
         """Replace every row of one analytics kind, and its run info, in one transaction."""
         docs = [{"_key": hashed_key("analytics", kind, str(k)), "kind": kind, "key": str(k), "value": v}
-                for k, v in rows_.items()]
+                for k, v in rows.items()]
         with self.transaction(["analytics", "meta"]) as txn:
-            rows(txn, "FOR a IN analytics FILTER a.kind == @kind REMOVE a IN analytics", {"kind": kind})
+            aql(txn, "FOR a IN analytics FILTER a.kind == @kind REMOVE a IN analytics", {"kind": kind})
             for chunk in chunks(docs):
-                rows(txn, "FOR d IN @docs INSERT d INTO analytics", {"docs": chunk})
-            rows(txn, 'INSERT {_key: @key, key: @name, value: @value} INTO meta OPTIONS {overwriteMode: "replace"}',
-                 {"key": "analytics." + kind, "name": "analytics." + kind, "value": info})
+                aql(txn, "FOR d IN @docs INSERT d INTO analytics", {"docs": chunk})
+            aql(txn, 'INSERT {_key: @key, key: @name, value: @value} INTO meta OPTIONS {overwriteMode: "replace"}',
+                {"key": "analytics." + kind, "name": "analytics." + kind, "value": info})
 
     def get_analytics(self, kind: str, keys: Iterable[str] | None = None) -> dict[str, Any]:
         """Rows of one analytics kind (all, or those with the given keys)."""

@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable, TypeVar
 from ..dates import iso_bounds
 from ..ids import norm_key, split_id
 from ..records import Document, DocumentGraph, Edge, Entity, NodeEntities
-from .protocol import SharedQuestion  # noqa: F401 - re-exported for the stores
+from .protocol import Routes, SharedQuestion  # noqa: F401 - SharedQuestion re-exported for the stores
 
 # An entity mentioned by more than this many entities in one paragraph adds no
 # useful co-occurrence signal and would cost O(n^2) RELATED_TO pairs.
@@ -183,7 +183,6 @@ def answers_same_edges(pairs: Iterable[tuple[str, str, str, str]]) -> list[Edge]
 LINK_RELATIONS = ("SIMILAR_TO", "CONTRADICTS", "PRECEDES")
 
 # (node id or '' for every node, from slug) -> (to slug or None = drop the mention, op id)
-Routes = dict[tuple[str, str], tuple[str | None, int]]
 MAX_ROUTE_HOPS = 64
 
 

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Protocol, Sequence, runtime_checkabl
 import numpy as np
 
 from ..errors import StoreError
-from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, Problem
+from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, EntityChange, EntityOp, NodeEntities, Problem
 
 
 @dataclass
@@ -45,6 +45,9 @@ Linker = Callable[[DocumentGraph, LinkContext], list[Edge]]
 
 
 STRUCTURAL_RELATIONS = ("HAS_CHILD", "NEXT_SIBLING", "BELONGS_TO", "NEXT_PARA", "ADJACENT_TO")
+
+# Curation routes: (node id or "", from slug) -> (to slug or None, the step that made the route).
+Routes = dict[tuple[str, str], tuple[str | None, int]]
 
 
 @dataclass
@@ -257,6 +260,39 @@ class GraphStore(Protocol):
     def crawl_pages(self, *, urls: Iterable[str] | None = None, hosts: Iterable[str] | None = None,
                     run: int | None = None, states: Iterable[str] | None = None) -> list[CrawlPage]:
         """Crawl rows, filtered by URL, host, crawl run and state."""
+
+    # ---- entity curation (`ohara entities`, every step logged and undoable) --------
+    def apply_entity_change(self, change: EntityChange) -> int:
+        """Apply one curation step (merge, split, rename, clean, undo) atomically; returns its log entry's id."""
+
+    def entity_nodes(self, *, slugs: Iterable[str] | None = None,
+                     node_ids: Iterable[str] | None = None) -> list[NodeEntities]:
+        """Entity lists of the paragraphs and tables mentioning any of `slugs` (or listed in `node_ids`)."""
+
+    def entity_ops(self) -> list[EntityOp]:
+        """The `entity_merges` log, oldest first (undone steps included, marked by `undone_at`)."""
+
+    def entity_routes(self) -> list[tuple[int, str, str, str | None]]:
+        """Active routes as (step id, node id or '', from slug, to slug or None)."""
+
+    def routed_nodes(self, op_id: int) -> list[NodeEntities]:
+        """Entity lists, as extracted, of nodes written after step `op_id` whose mentions it routed."""
+
+    def routed_links(self, op_id: int) -> list[tuple[list[Edge], list[Edge]]]:
+        """(links before, links after) of each document re-ingested while step `op_id` routed its mentions."""
+
+    def routes_for(self, slugs: set[str], keys: dict[str, str]) -> Routes:
+        """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key), chains followed."""
+
+    def rederive_entities(self, document_ids: Iterable[str] | None = None) -> int:
+        """Re-derive co-occurrence, RELATED_TO, entity counts and rollups from the nodes' entity lists."""
+
+    # ---- analytics (`ohara analyze`) -------------------------------------------
+    def put_analytics(self, kind: str, rows: dict[str, Any], info: dict[str, Any]) -> None:
+        """Replace every row of one analytics kind, and its run info, in one transaction."""
+
+    def get_analytics(self, kind: str, keys: Iterable[str] | None = None) -> dict[str, Any]:
+        """Rows of one analytics kind (all, or those with the given keys)."""
 
     # ---- feedback ------------------------------------------------------------
     def add_feedback(self, query: str, query_hash: str, node_id: str, rank: int | None, signal: str) -> None:

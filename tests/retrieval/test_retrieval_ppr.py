@@ -100,9 +100,10 @@ def test_nothing_to_walk_from_is_a_skip_with_the_reason():
     assert ppr(state, store, state.settings, build_passage_graph(store)) == []
     assert state.skipped["ppr"] == "no seed entities and no first-pass candidates"
     empty = GraphRows(PassageEntityGraph())
-    state = _state("zebra", {"paragraphs/q-1": 0.5})
-    assert ppr(state, empty, state.settings, build_passage_graph(empty)) == []
-    assert state.skipped["ppr"] == "the atlas has no entities to walk over"
+    state = _state("zebra", {"paragraphs/q-1": 0.5, "paragraphs/q-2": 0.7})
+    hits = ppr(state, empty, state.settings, build_passage_graph(empty))
+    assert [h.id for h in hits] == ["paragraphs/q-2", "paragraphs/q-1"]  # the first pass stands in
+    assert state.skipped["ppr"] == "the atlas has no entities to walk over: the first pass (vector) stands in"
 
 
 def test_engine_runs_the_walk_on_the_sample_atlas_and_explains_it(samples_atlas):

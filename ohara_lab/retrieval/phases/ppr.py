@@ -79,8 +79,8 @@ def ppr(state: QueryState, store: GraphStore, settings: Settings, graph: Passage
         state.skipped["ppr"] = "no seed entities and no first-pass candidates"
         return []
     if not graph.entities:
-        state.skipped["ppr"] = "the atlas has no entities to walk over"
-        return []
+        state.skipped["ppr"] = f"the atlas has no entities to walk over: the first pass ({source}) stands in"
+        return _first_pass_hits(state, store, candidates, source)
     reset = np.zeros(graph.size)
     outside: dict[str, float] = {}
     for pid, n in zip(candidates, minmax_norm(list(candidates.values()))):
@@ -109,6 +109,14 @@ def ppr(state: QueryState, store: GraphStore, settings: Settings, graph: Passage
                 {"mass": score, "resets_from": source, "seeds": via_seeds,
                  "linked_by": [e for e in graph.passage_entities.get(pid, []) if e in seed_set]})
             for pid, score in top]
+
+
+def _first_pass_hits(state: QueryState, store: GraphStore, candidates: dict[str, float], source: str) -> list[Hit]:
+    """Without a graph the walk is its own reset: the first-pass order, so a walk-only engine still ranks."""
+    top = sorted(candidates.items(), key=lambda kv: (-kv[1], kv[0]))[: 2 * state.limit]
+    docs = {nid: row.get("document_id", "") for nid, row in store.get_nodes([p for p, _ in top]).items()}
+    return [Hit(pid, docs.get(pid, ""), "ppr", score, {"resets_from": source, "fallback": "no graph to walk"})
+            for pid, score in top if score > 0]
 
 
 def describe(graph: PassageGraph) -> dict[str, Any]:
