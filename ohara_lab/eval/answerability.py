@@ -41,7 +41,10 @@ class Scored:
 
 def score_queries(built: BuiltAtlas, dataset: Dataset, query_ids: Sequence[str], overrides: dict[str, Any],
                   model: AnswerabilityModel, keep: float = 0.92, progress: bool = False) -> list[Scored]:
-    """Each query once with abstention reported but not applied (`abstain=features`), scored by `model`."""
+    """Each query once with abstention reported but not applied (`abstain=features`), scored by `model`.
+
+    Held-out nulls of further hold-outs are scored only as nulls (their answerable twins are the test
+    split's answerable queries, scored once on the main atlas)."""
     from tqdm.auto import tqdm  # noqa: PLC0415
 
     out = []
@@ -116,3 +119,25 @@ def risk_coverage(rows: Sequence[Scored]) -> list[dict[str, float]]:
         misses += 0 if r.principal_hit else 1
         out.append({"coverage": i / len(ranked), "risk": misses / i, "score": r.score})
     return out
+
+
+def test_set(seed: int = 42, data_dir: str | None = None, progress: bool = False) -> tuple[list[Scored], Any]:
+    """The shipped model scored on everything its training never saw: the MuSiQue test split's answerable
+    queries and held-out nulls (main hold-out and two further hold-outs among the test split's queries) and
+    the test half of the foreign queries. Returns (rows, model)."""
+    from ..retrieval.answerability.model import default_model  # noqa: PLC0415
+    from .calibrate import extra_holdouts, foreign_split, tuning_split  # noqa: PLC0415
+
+    model = default_model()
+    ds, _, test = tuning_split(seed, data_dir)
+    rows: list[Scored] = []
+    with build_atlas(ds, embedder="minilm", progress=progress) as built:
+        rows += score_queries(built, ds, test, {}, model, progress=progress)
+        _, foreign_test = foreign_split(seed, data_dir)
+        foreign_ds = Dataset(name="foreign", documents=ds.documents, queries=foreign_test, matcher=ds.matcher)
+        rows += score_queries(built, foreign_ds, [q.id for q in foreign_test], {}, model, progress=progress)
+    for extra in extra_holdouts(test, data_dir=data_dir):
+        with build_atlas(extra, embedder="minilm", progress=progress) as built:
+            nulls = [q.id for q in extra.queries if q.is_null]
+            rows += score_queries(built, extra, nulls, {}, model, progress=progress)
+    return rows, model
