@@ -20,7 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..retrieval.answerability import AnswerabilityModel
-from .build import BuiltAtlas
+from .build import BuiltAtlas, build_atlas
 from .dataset import Dataset
 from .matchers import matcher_for
 from .nulls import null_kind

@@ -29,7 +29,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import UsageError
-from ..retrieval.answerability import FEATURES, MODEL_META_KEY, AnswerabilityModel
+from ..retrieval.answerability import FEATURES, AnswerabilityModel, meta_key
+from ..retrieval.answerability.features import LEXICAL_FEATURES
 from .build import BuiltAtlas, build_atlas
 from .dataset import Dataset, EvalQuery
 from .holdout import make_unanswerable
@@ -61,19 +62,21 @@ class Row:
 
 
 def collect(atlas: Any, queries: Sequence[EvalQuery], overrides: dict[str, Any] | None = None,
-            progress: bool = False) -> list[Row]:
-    """Run each query with the answerability features reported (no model needed) and keep them."""
+            progress: bool = False, lexical: bool = False) -> list[Row]:
+    """Run each query with the answerability features reported (no model needed) and keep them;
+    `lexical`: as an atlas without vectors would (no query vector, the walk resets from BM25)."""
     from tqdm.auto import tqdm  # noqa: PLC0415
 
     rows = []
+    extra = {"embedder": "none"} if lexical else {}
     for q in tqdm(queries, desc="features", unit="q", disable=not progress, leave=False):
-        result = atlas.query(q.text, **{**(overrides or {}), "abstain": "features"})
+        result = atlas.query(q.text, **{**(overrides or {}), **extra, "abstain": "features"})
         rows.append(Row(q.id, null_kind(q) or "answerable", result.answerability.features))
     return rows
 
 
-def _matrix(rows: Sequence[Row]) -> tuple[np.ndarray, np.ndarray]:
-    x = np.asarray([[r.features[f] for f in FEATURES] for r in rows], dtype=np.float64)
+def _matrix(rows: Sequence[Row], features: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    x = np.asarray([[r.features[f] for f in features] for r in rows], dtype=np.float64)
     y = np.asarray([1 if r.answerable else 0 for r in rows], dtype=np.int64)
     return x, y
 
@@ -95,14 +98,16 @@ def check_classes(rows: Sequence[Row], allow_small: bool = False) -> None:
 
 
 def fit(rows: Sequence[Row], *, seed: int = DEFAULT_SEED, folds: int = FOLDS, allow_small: bool = False,
-        provenance: dict[str, Any] | None = None) -> AnswerabilityModel:
-    """The model and its out-of-fold calibration scores (see the module docstring)."""
+        provenance: dict[str, Any] | None = None, lexical: bool = False) -> AnswerabilityModel:
+    """The model and its out-of-fold calibration scores (see the module docstring); `lexical` leaves
+    the dense features out (rows collected without vectors)."""
     from sklearn.linear_model import LogisticRegression  # noqa: PLC0415
     from sklearn.model_selection import StratifiedKFold  # noqa: PLC0415
     from sklearn.preprocessing import StandardScaler  # noqa: PLC0415
 
     check_classes(rows, allow_small)
-    x, y = _matrix(rows)
+    features = LEXICAL_FEATURES if lexical else FEATURES
+    x, y = _matrix(rows, features)
 
     def model() -> LogisticRegression:
         return LogisticRegression(C=1.0, class_weight="balanced", max_iter=1000)
@@ -118,7 +123,7 @@ def fit(rows: Sequence[Row], *, seed: int = DEFAULT_SEED, folds: int = FOLDS, al
     scale = [float(s) if s > 0 else 1.0 for s in scaler.scale_]
     counts = {kind: sum(1 for r in rows if r.kind == kind) for kind in sorted({r.kind for r in rows})}
     return AnswerabilityModel(
-        features=list(FEATURES), mean=[float(m) for m in scaler.mean_], scale=scale,
+        features=list(features), mean=[float(m) for m in scaler.mean_], scale=scale,
         coef=[float(c) for c in clf.coef_[0]], intercept=float(clf.intercept_[0]),
         calibration_scores=sorted(float(s) for s in oof[y == 1]),
         provenance={"fitted_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "rows": counts,
@@ -128,7 +133,7 @@ def fit(rows: Sequence[Row], *, seed: int = DEFAULT_SEED, folds: int = FOLDS, al
 
 def save_to_atlas(atlas: Any, model: AnswerabilityModel) -> None:
     """Store the model as JSON in the atlas's meta (never a pickle); the engine reads it from there."""
-    atlas.store.set_meta(MODEL_META_KEY, model.to_dict())
+    atlas.store.set_meta(meta_key(model.lexical), model.to_dict())
     atlas._after_write()
 
 
@@ -159,43 +164,49 @@ def foreign_split(seed: int = DEFAULT_SEED, data_dir: str | None = None) -> tupl
     return [q for q in queries if q.id in tune_ids], [q for q in queries if q.id not in tune_ids]
 
 
-def default_training_set(seed: int = DEFAULT_SEED, data_dir: str | None = None, progress: bool = True
-                         ) -> list[Row]:
-    """Every training row of the shipped model; nothing from the test split (see the module docstring)."""
+def default_training_set(seed: int = DEFAULT_SEED, data_dir: str | None = None, progress: bool = True,
+                         lexical: bool = False) -> list[Row]:
+    """Every training row of a shipped model; nothing from the test split (see the module docstring)."""
     ds, tune, _ = tuning_split(seed, data_dir)
     rows: list[Row] = []
     with build_atlas(ds, embedder="minilm", progress=progress) as built:
-        rows += collect(built.atlas, ds.select(tune), progress=progress)
+        rows += collect(built.atlas, ds.select(tune), progress=progress, lexical=lexical)
         foreign_tune, _ = foreign_split(seed, data_dir)
-        rows += collect(built.atlas, foreign_tune, progress=progress)
+        rows += collect(built.atlas, foreign_tune, progress=progress, lexical=lexical)
     for extra in extra_holdouts(tune, data_dir=data_dir):
         with build_atlas(extra, embedder="minilm", progress=progress) as built:
             tagged = [replace(q, id=f"{q.id}@{extra.notes[-1][:40]}") for q in extra.queries]
-            rows += [replace(r, query_id=t.id) for r, t in zip(collect(built.atlas, extra.queries, progress=progress),
-                                                              tagged)]
+            found = collect(built.atlas, extra.queries, progress=progress, lexical=lexical)
+            rows += [replace(r, query_id=t.id) for r, t in zip(found, tagged)]
     return rows
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Fit the shipped answerability model (refs/abstention.md).")
-    parser.add_argument("--default", action="store_true", help="write ohara_lab/retrieval/answerability/default_model.json")
+    parser.add_argument("--default", action="store_true",
+                        help="write ohara_lab/retrieval/answerability/default_model.json (and _lexical.json)")
+    parser.add_argument("--lexical", action="store_true", help="only the model for queries without vectors")
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--rows", default=None, help="also write the training rows to this JSON file")
     args = parser.parse_args(argv)
     if not args.default:
         parser.error("nothing to do: pass --default")
-    rows = default_training_set(args.seed, args.data_dir)
-    if args.rows:
-        Path(args.rows).write_text(json.dumps([r.__dict__ for r in rows], indent=1), encoding="utf-8")
-    model = fit(rows, seed=args.seed, provenance={
-        "name": "default", "trained_on": "MuSiQue tuning split (seed 42): answerable + held-out nulls on the "
-                                      "25% hold-out atlas, held-out nulls of two further hold-outs among the "
-                                      "split's queries (seeds 1, 2), and half the MultiHop-RAG queries as "
-                                      "foreign nulls"})
-    target = Path(__file__).resolve().parents[1] / "retrieval" / "answerability" / "default_model.json"
-    target.write_text(json.dumps(model.to_dict(), indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {target}: {model.provenance['rows']}")
+    for lexical in ([True] if args.lexical else [False, True]):
+        rows = default_training_set(args.seed, args.data_dir, lexical=lexical)
+        if args.rows:
+            Path(f"{args.rows}{'.lexical' if lexical else ''}.json").write_text(
+                json.dumps([r.__dict__ for r in rows], indent=1), encoding="utf-8")
+        model = fit(rows, seed=args.seed, lexical=lexical, provenance={
+            "name": "default-lexical" if lexical else "default",
+            "trained_on": "MuSiQue tuning split (seed 42): answerable + held-out nulls on the 25% hold-out atlas, "
+                          "held-out nulls of two further hold-outs among the split's queries (seeds 1, 2), and half "
+                          "the MultiHop-RAG queries as foreign nulls" + ("; queries run without vectors" if lexical
+                                                                         else "")})
+        name = "default_model_lexical.json" if lexical else "default_model.json"
+        target = Path(__file__).resolve().parents[1] / "retrieval" / "answerability" / name
+        target.write_text(json.dumps(model.to_dict(), indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {target}: {model.provenance['rows']}")
 
 
 if __name__ == "__main__":

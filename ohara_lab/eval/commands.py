@@ -135,15 +135,20 @@ def calibrate_command(dataset: str, atlas: str | None, data_dir: Path | None, nu
     with ExitStack() as stack:
         target = stack.enter_context(Atlas.open(atlas)) if atlas else \
             stack.enter_context(build_atlas(ds, progress=not as_json)).atlas
-        rows = collect(target, ds.queries, progress=not as_json)
-        model = fit(rows, seed=seed, allow_small=allow_small,
-                    provenance={"name": f"calibrated on {ds.name}", "trained_on": f"{ds.name} ({nulls} nulls)"})
-        save_to_atlas(target, model)
+        models = []
+        for lexical in ([False, True] if target.store.vector_models() else [True]):
+            rows = collect(target, ds.queries, progress=not as_json, lexical=lexical)
+            models.append(fit(rows, seed=seed, allow_small=allow_small, lexical=lexical,
+                              provenance={"name": f"calibrated on {ds.name}",
+                                          "trained_on": f"{ds.name} ({nulls} nulls)"}))
+            save_to_atlas(target, models[-1])
+        model = models[0]
         where = target.location
     if as_json:
         click.echo(json.dumps(model.to_dict(), indent=2))
         return
-    click.echo(f"fitted on {model.provenance['rows']} ({model.provenance['folds']}-fold out-of-fold calibration)")
+    click.echo(f"fitted on {model.provenance['rows']} ({model.provenance['folds']}-fold out-of-fold calibration)"
+               + (" and a lexical model for queries without vectors" if len(models) > 1 else ""))
     for keep in (0.90, 0.92, 0.95):
         click.echo(f"  keep {keep:.2f}: threshold {model.threshold(keep):.3f}")
     click.echo("  coefficients: " + ", ".join(f"{f} {c:+.2f}" for f, c in zip(model.features, model.coef)))

@@ -51,8 +51,10 @@ CONFIGS: dict[str, EvalConfig] = {c.name: c for c in [
     EvalConfig("original", {"profile": "original"}, "the spec's engine: the `full` row of the paper's tables"),
     EvalConfig("ppr_only", {**ZERO_ALL, "bm25_weight": 0.0, "ppr_weight": 1.0, "normalisation": "minmax"},
                "the graph walk alone (dense-seeded PPR; BM25 and dense only seed it)"),
-    EvalConfig("no_ppr", {"ppr_weight": 0.0}, "the default engine without the graph walk"),
-    EvalConfig("no_bridge", {"bridge_weight": 0.0}, "the default engine without the bridge hop"),
+    EvalConfig("no_ppr", {"ppr_weight": 0.0, "vector_weight": 1.0},
+               "the default engine without the graph walk: its seed, dense retrieval, ranks instead"),
+    EvalConfig("no_bridge", {"bridge_weight": 0.0}, "the default engine without the bridge hop (its default)"),
+    EvalConfig("with_bridge", {"bridge_weight": 0.2}, "the default engine with the bridge hop at weight 0.2"),
     EvalConfig("minmax_dense_bm25", {**ZERO_ALL, "bm25_weight": 0.3, "vector_weight": 0.7, "normalisation": "minmax"},
                "min-max convex combination of BM25 (0.3) and dense (0.7), the two-signal fusion baseline"),
 ]}

@@ -31,6 +31,7 @@ from .tools import TOOLS, ToolContext
 log = logging.getLogger(__name__)
 
 SUMMARY_ITEMS, SUMMARY_CHARS = 5, 120
+AGENT_PROFILE = "original"
 
 
 @dataclass
@@ -44,7 +45,9 @@ class _ToolRun:
 
 def run_agent(atlas: Any, text: str, session_history: list[dict[str, str]] | None = None,
               **overrides: Any) -> ModeResult:
-    settings = atlas.settings.override(**overrides)
+    # The tools are the spec's phases (no graph walk among them), so their hits are fused with the spec's
+    # engine: the original profile, whatever the atlas's default (a per-call profile= still wins).
+    settings = atlas.settings.override(**{"profile": AGENT_PROFILE, **overrides})
     engine = atlas.engine
     state = engine.start(text, session_history, settings)
     with state.clock("agent"):

@@ -29,16 +29,15 @@ corroboration, H1) unless `many_angle=False`.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Collection
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from ..errors import EmbeddingError
 from ..settings import Settings
+from ..timing import Timer
 from ..store.protocol import GraphStore
-from .answerability import MODEL_META_KEY, AnswerabilityModel, assess, load_model
+from .answerability import AnswerabilityModel, assess, load_model, meta_key
 from .extensions import Extensions
 from .fingerprint import offline_fingerprint
 from .fusion import fuse, normalisation, phase_weights
@@ -101,15 +100,16 @@ class Engine:
             self.atlas_cache["publication_dates"] = cached
         return cached[1]
 
-    def answerability_model(self, settings: Settings) -> AnswerabilityModel | None:
-        """The atlas's calibrated model (else the shipped one) in `model` mode; None in `features` mode."""
+    def answerability_model(self, settings: Settings, lexical: bool = False) -> AnswerabilityModel | None:
+        """The atlas's calibrated model (else the shipped one) in `model` mode; None in `features` mode.
+        `lexical`: the query ran without vectors, so the model fitted without the dense features answers."""
         if settings.abstain != "model":
             return None
-        version = self.store.graph_version()
-        cached = self.atlas_cache.get("answerability_model")
+        version, key = self.store.graph_version(), meta_key(lexical)
+        cached = self.atlas_cache.get(key)
         if cached is None or cached[0] != version:
-            cached = (version, load_model(self.store.get_meta(MODEL_META_KEY)))
-            self.atlas_cache["answerability_model"] = cached
+            cached = (version, load_model(self.store.get_meta(key), lexical))
+            self.atlas_cache[key] = cached
         return cached[1]
 
     def passage_graph(self) -> PassageGraph:
@@ -144,7 +144,7 @@ class Engine:
     def start(self, text: str, session_history: list[dict[str, str]] | None, settings: Settings) -> QueryState:
         """Phase 0: parse the query and take its fingerprint (offline, then the `fingerprint` extensions)."""
         state = QueryState(parse_query(text), settings)
-        state.clock = Clock(state.timings)
+        state.clock = Timer(state.timings, scale=1000)  # `with clock(step):` adds milliseconds
         with state.clock("phase0"):
             n = settings.session_history_limit
             state.history = list(session_history or [])[-n:] if n > 0 else []
@@ -188,7 +188,8 @@ class Engine:
         answerability = None
         if settings.abstain != "rule":
             with clock("answerability"):
-                answerability = assess(state, fused, self.store, self.answerability_model(settings), settings)
+                model = self.answerability_model(settings, lexical=not state.dense)
+                answerability = assess(state, fused, self.store, model, settings)
         with clock("tiers"):
             tiers = self._tiers(fused, settings, abstain=bool(answerability and answerability.abstain),
                                 excluded=state.excluded)
@@ -332,21 +333,6 @@ def _path(section_id: str | None, sections: dict[str, dict[str, Any]]) -> list[s
         path.append(sections[section_id].get("title", ""))
         section_id = sections[section_id].get("parent_section_id")
     return path[::-1]
-
-
-class Clock:
-    """Adds the milliseconds spent in each named step to `timings` (insertion order = the order steps ran)."""
-
-    def __init__(self, timings: dict[str, float]):
-        self.timings = timings
-
-    @contextmanager
-    def __call__(self, name: str) -> Iterator[None]:
-        t0 = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.timings[name] = self.timings.get(name, 0.0) + (time.perf_counter() - t0) * 1000
 
 
 # The signal-family phases between phase 1 and TOC guidance, in the order they run. A zero weight skips one.

@@ -13,10 +13,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-STOPWORDS = frozenset(
-    "a an the and or of in on to is are how it connects show me with for this that be as was has have had will would"
-    " could should but not from by at which what when where who its also".split())
-TOKEN = re.compile(r"[a-z0-9]+")
+from ..text import QUERY_STOPWORDS as STOPWORDS
+from ..text import tokenize
+
 INTENTS = ("current_state", "historical_fact", "influence_chain", "ordering", "none")
 
 _SYNTHESIS = re.compile(
@@ -69,11 +68,6 @@ class ProcessedQuery:
                 "temporal_intent": self.temporal_intent, "date_range": self.date_range,
                 "sumo_hints": self.sumo_hints, "entity_hints": self.entity_hints,
                 "fingerprint_source": self.fingerprint_source}
-
-
-def tokenize(text: str) -> list[str]:
-    """`[a-z0-9]+` runs of the lower-cased text, minus tokens under 3 chars and stopwords."""
-    return [t for t in TOKEN.findall(text.lower()) if len(t) >= 3 and t not in STOPWORDS]
 
 
 def input_type(keywords: list[str]) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 from .hits import Fused
 from .query import ProcessedQuery
+from ..ids import split_id
 from .answerability import Answerability
 from .tiers import IntegrityItem, Tiers
 
@@ -90,7 +91,7 @@ class RetrievalResult:
     # ------------------------------------------------------------------ dict / frame
     def hit_dict(self, f: Fused) -> dict[str, Any]:
         view = self.views.get(f.id)
-        base = asdict(view) if view else {"id": f.id, "collection": f.id.split("/", 1)[0],
+        base = asdict(view) if view else {"id": f.id, "collection": split_id(f.id)[0],
                                           "document_id": f.document_id, "document_title": "", "content": ""}
         base.update({
             "score": round(f.score, 6),

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..settings import Settings
-from ..store.common import date_bounds
+from ..dates import date_bounds
 from .hits import Fused
 
 HISTORICAL_RATE = 0.000274  # per day: age saturates over about a decade
@@ -37,6 +37,17 @@ def _day(value: str | None) -> date | None:
         return None
 
 
+def _first(value: str | None) -> date | None:
+    """The first day a date covers ("2007" -> 2007-01-01); None when it is not a date."""
+    bounds = date_bounds(value) if value else None
+    return bounds[0] if bounds else None
+
+
+def _last(value: str | None) -> date | None:
+    bounds = date_bounds(value) if value else None
+    return bounds[1] if bounds else None
+
+
 def coverage(doc: dict[str, Any], query_range: dict[str, str | None]) -> float:
     """Share of the query's date range the document's span overlaps (0 without a range or dates)."""
     if not query_range:
@@ -45,8 +56,8 @@ def coverage(doc: dict[str, Any], query_range: dict[str, str | None]) -> float:
     end = doc.get("temporal_coverage_end") or doc.get("published_date")
     if not start and not end:
         return 0.0
-    d0 = _day(date_bounds(start)[0]) or OPEN_START
-    d1 = _day(date_bounds(end)[1]) or OPEN_END
+    d0 = _first(start) or OPEN_START
+    d1 = _last(end) or OPEN_END
     q0 = _day(query_range.get("from")) or OPEN_START
     q1 = _day(query_range.get("to")) or OPEN_END
     overlap = (min(d1, q1) - max(d0, q0)).days
@@ -62,7 +73,7 @@ def prior(doc: dict[str, Any], intent: str, query_range: dict[str, str | None], 
     if w <= 0 or intent not in ("historical_fact", *DECAYING):
         return 0.0
     c = coverage(doc, query_range)
-    pub = _day(date_bounds(doc.get("published_date"))[0])
+    pub = _first(doc.get("published_date"))
     delta = (today - pub).days if pub else None
     if intent == "historical_fact":
         age = 1 - math.exp(-HISTORICAL_RATE * delta) if delta is not None and delta >= 0 else 0.0
@@ -120,7 +131,7 @@ def as_of_documents(published: dict[str, str | None], as_of: str) -> tuple[froze
     day = _query_day(as_of, "as_of")
     later, undated = set(), []
     for doc, pub in sorted(published.items()):
-        first = _day(date_bounds(pub)[0]) if pub else None
+        first = _first(pub) if pub else None
         if first is None:
             undated.append(doc)
         elif first > day:

@@ -74,7 +74,7 @@ class IntegrityItem:
                "role": self.role, "provenance": self.provenance, "integrity_flags": self.integrity_flags,
                "contradiction_note": self.contradiction_note, "llm_verified": self.llm_verified,
                "llm_verify_reason": self.llm_verify_reason, "self_rag": self.self_rag}
-        return {k: v for k, v in out.items() if v is not None and v != []}
+        return {k: v for k, v in out.items() if v is not None and not (isinstance(v, list) and not v)}
 
 
 @dataclass

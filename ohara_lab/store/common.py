@@ -141,11 +141,6 @@ def name_keys(entity: Entity) -> set[str]:
     return {k for k in (norm_key(n) for n in [entity.name, *entity.aliases]) if k}
 
 
-def date_bounds(value: str | None) -> tuple[str | None, str | None]:
-    """`dates.iso_bounds` as the (None, None) pair `retrieval/temporal.py` still reads; it moves there next."""
-    return iso_bounds(value) or (None, None)
-
-
 def date_span(doc: Document) -> tuple[str | None, str | None]:
     """Earliest and latest day a document speaks of: publication and coverage combined."""
     lows, highs = [], []

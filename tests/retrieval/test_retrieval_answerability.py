@@ -7,16 +7,17 @@ import math
 import pytest
 
 from ohara_lab.errors import AnswerabilityError
-from ohara_lab.retrieval.answerability import FEATURE_VERSION, FEATURES, MODEL_META_KEY, AnswerabilityModel
+from ohara_lab.retrieval.answerability import FEATURE_VERSION, FEATURES, AnswerabilityModel, meta_key
+from ohara_lab.retrieval.answerability.features import LEXICAL_FEATURES
 from ohara_lab.retrieval.answerability.features import query_names, relation_words
 from ohara_lab.retrieval.answerability.model import default_model
 
 from tests.support import OFFLINE
 
 
-def _model(**changes) -> AnswerabilityModel:
-    n = len(FEATURES)
-    base = dict(features=list(FEATURES), mean=[0.0] * n, scale=[1.0] * n, coef=[0.0] * (n - 1) + [1.0],
+def _model(features=FEATURES, **changes) -> AnswerabilityModel:
+    n = len(features)
+    base = dict(features=list(features), mean=[0.0] * n, scale=[1.0] * n, coef=[0.0] * (n - 1) + [1.0],
                 intercept=0.0, calibration_scores=[0.1 * i for i in range(1, 10)])
     return AnswerabilityModel(**{**base, **changes})
 
@@ -48,10 +49,11 @@ def test_a_model_of_another_feature_version_or_a_corrupt_one_is_refused_naming_o
         AnswerabilityModel.from_dict(bad_scale, "x")
 
 
-def test_the_shipped_model_loads():
-    m = default_model()
-    assert m.features == list(FEATURES) and len(m.calibration_scores) >= 20
-    assert m.provenance.get("trained_on")
+def test_the_shipped_models_load():
+    for lexical, features in ((False, FEATURES), (True, LEXICAL_FEATURES)):
+        m = default_model(lexical)
+        assert m.features == list(features) and m.lexical == lexical and len(m.calibration_scores) >= 20
+        assert m.provenance.get("trained_on")
 
 
 def test_query_names_and_relation_words():
@@ -79,13 +81,13 @@ def test_model_mode_abstains_below_the_threshold_and_says_why(fresh_copy):
     from ohara_lab import Atlas
 
     with Atlas.open(fresh_copy, **OFFLINE) as atlas:
-        # A model whose only weight is term coverage, calibrated so that full coverage is needed.
-        n = len(FEATURES)
-        i = FEATURES.index("term_coverage")
+        # A model whose only weight is term coverage, calibrated so that full coverage is needed; the
+        # atlas has no vectors, so the lexical model is the one read.
+        n = len(LEXICAL_FEATURES)
         coef = [0.0] * n
-        coef[i] = 5.0
-        model = _model(coef=coef, mean=[0.5] * n, scale=[0.5] * n, calibration_scores=[0.99] * 30)
-        atlas.store.set_meta(MODEL_META_KEY, model.to_dict())
+        coef[LEXICAL_FEATURES.index("term_coverage")] = 5.0
+        model = _model(LEXICAL_FEATURES, coef=coef, mean=[0.5] * n, scale=[0.5] * n, calibration_scores=[0.99] * 30)
+        atlas.store.set_meta(meta_key(lexical=True), model.to_dict())
         atlas._after_write()
         odd = atlas.query("Which striker scored twice for Arsenal against Chelsea in the cup final?",
                           abstain="model", abstain_keep=0.5)
@@ -94,7 +96,7 @@ def test_model_mode_abstains_below_the_threshold_and_says_why(fresh_copy):
         d = odd.to_dict()
         assert d["abstained"] and d["abstain_reason"] == odd.abstain_reason
         assert d["answerability"]["keep"] == 0.5 and d["answerability"]["threshold"] == pytest.approx(0.99)
-        atlas.store.set_meta(MODEL_META_KEY, {**model.to_dict(), "feature_version": 0})
+        atlas.store.set_meta(meta_key(lexical=True), {**model.to_dict(), "feature_version": 0})
         atlas._after_write()
         with pytest.raises(AnswerabilityError, match="ohara calibrate"):
             atlas.query("GPL", abstain="model")

@@ -20,7 +20,7 @@ CORPUS = {
 QUESTION = "Which country was the composer of Aschenbrodel a citizen of?"
 # BM25 and the bridge hop only: the spec's graph phases reach Strauss on their own in a corpus this small.
 ONLY = {"sumo_weight": 0.0, "entity_pivot_weight": 0.0, "cross_doc_weight": 0.0, "struct_weight": 0.0,
-        "normalisation": "minmax"}
+        "ppr_weight": 0.0, "bm25_weight": 1.0, "normalisation": "minmax"}
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,9 @@ from tests.support import OFFLINE
 
 
 def test_well_supported_query_has_corroborated_principal(samples_atlas):
-    result = samples_atlas.query("What did version 3 of the GNU General Public License add about patents?")
+    # The corroboration rule is the original profile's abstention (the default's is the answerability model).
+    result = samples_atlas.query("What did version 3 of the GNU General Public License add about patents?",
+                                 profile="original")
     assert result.tiers.principal, result.explain(result.results[0].id)
     for f in result.tiers.principal:
         assert len(f.families) >= 2
@@ -40,8 +42,8 @@ def test_vector_phase_reports_itself_skipped_without_vectors(samples_atlas):
 def test_graph_phases_corroborate_nodes_bm25_found(samples_atlas):
     """H1: with many-angle on, graph phases re-score lexical hits; off, they never touch them."""
     q = "Free Software Foundation copyleft licence for software"
-    on = samples_atlas.query(q)
-    off = samples_atlas.query(q, many_angle=False)
+    on = samples_atlas.query(q, profile="original")
+    off = samples_atlas.query(q, profile="original", many_angle=False)
     bm25_ids = {f.id for f in on.fused if "fulltext" in f.sources}
 
     def shared_with_bm25(result):
@@ -86,8 +88,8 @@ def test_scores_add_up_from_contributions(samples_atlas):
 
 
 def test_weights_override_per_call(samples_atlas):
-    base = samples_atlas.query("patent licence grant")
-    bm25_only = samples_atlas.query("patent licence grant", sumo_weight=0, entity_pivot_weight=0, cross_doc_weight=0,
+    base = samples_atlas.query("patent licence grant", profile="original")
+    bm25_only = samples_atlas.query("patent licence grant", profile="original", sumo_weight=0, entity_pivot_weight=0, cross_doc_weight=0,
                                     struct_weight=0)
     assert all(f.sources == ["fulltext"] for f in bm25_only.fused)
     assert bm25_only.tiers.principal == []  # one family can corroborate nothing
@@ -159,6 +161,6 @@ def test_engine_with_dense_vectors(samples_atlas_dir, tmp_path):
     with Atlas.open(tmp_path / "a", **{**OFFLINE, "embedder": "wordllama"}) as a:
         out = a.embed(progress=False)
         assert out["model"].startswith("wordllama") and out["embedded"] > 300
-        r = a.query("rules against locking down consumer devices")
+        r = a.query("rules against locking down consumer devices", profile="original")
         assert "vector" not in r.skipped
         assert any("vector" in f.families for f in r.fused)

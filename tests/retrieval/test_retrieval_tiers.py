@@ -19,7 +19,7 @@ def test_floor_by_hand():
 
 
 def test_principal_needs_two_distinct_families():
-    s = Settings(principal_score_pctl=0.0, principal_limit=5)
+    s = Settings(principal_score_pctl=0.0, principal_limit=5, principal_min_families=2)  # the original rule
     twice_one_phase = entry("a", 0.9, ["fulltext", "fulltext"])
     two_families = entry("b", 0.8, ["fulltext", "vector"])
     zero_weight = Fused("c", "d/1", 0.7, [Contribution("fulltext", 0.5, 1, 1, 1, "d/1"),

@@ -22,12 +22,12 @@ from ...store.protocol import GraphStore
 from ..hits import Fused
 from ..state import QueryState
 from .features import FEATURE_VERSION, FEATURES, Evidence, features
-from .model import MODEL_META_KEY, AnswerabilityModel, load_model
+from .model import MODEL_META_KEY, AnswerabilityModel, load_model, meta_key
 
 ABSTAIN_MODES = ("model", "rule", "features")
 
 __all__ = ["ABSTAIN_MODES", "Answerability", "AnswerabilityModel", "FEATURES", "FEATURE_VERSION",
-           "MODEL_META_KEY", "assess", "load_model"]
+           "MODEL_META_KEY", "assess", "load_model", "meta_key"]
 
 
 @dataclass
@@ -64,8 +64,8 @@ def assess(state: QueryState, fused: list[Fused], store: GraphStore, model: Answ
     out.keep = settings.abstain_keep
     out.threshold = model.threshold(settings.abstain_keep)
     out.contributions = model.contributions(values)
-    out.model = {"feature_version": model.feature_version, **{k: model.provenance.get(k) for k in
-                                                               ("name", "trained_on", "fitted_at")}}
+    out.model = {"feature_version": model.feature_version, "lexical": model.lexical,
+                 **{k: model.provenance.get(k) for k in ("name", "trained_on", "fitted_at")}}
     out.abstain = out.score < out.threshold
     if out.abstain:
         out.reason = reason(out, ev)

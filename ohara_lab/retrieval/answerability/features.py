@@ -21,7 +21,7 @@ from typing import Any
 
 from ...store.protocol import GraphStore
 from ..hits import Fused
-from ..query import STOPWORDS, tokenize
+from ...text import QUERY_STOPWORDS, tokenize
 from ..state import QueryState
 
 FEATURE_VERSION = 1
@@ -29,8 +29,8 @@ EVIDENCE = 5  # top fused passages read as the evidence
 LINKED_ENTITIES = 3  # evidence entities whose own passages hop completeness reads
 PASSAGES_PER_ENTITY = 5
 BM25_K1 = 1.2
-QUESTION_WORDS = frozenset("who whom whose what which when where why how many much did does do was were is are "
-                           "the name named".split())
+NOT_RELATIONS = frozenset("who whom whose what which when where why how many much did does do was were is are "
+                          "the name named".split())  # question words: neither a name nor the relation asked for
 _NAME = re.compile(r"\b[A-Z][\w'&.-]*(?:\s+(?:of|the|de|von|van|and|&|la|le|du)?\s*[A-Z][\w'&.-]*)*")
 
 
@@ -46,13 +46,14 @@ class Evidence:
     missing: tuple[str, str] | None = None  # (relation word, entity name) hop completeness could not find
 
 
-def stem(word: str) -> str:
-    """A crude suffix stem, enough to match "born"/"birth"-free surface variants ("married"/"marries")."""
-    return re.sub(r"(ies|ied|ing|ed|es|s|e)$", "", word) if len(word) > 4 else word
-
-
 def _words(text: str) -> set[str]:
     return {stem(t) for t in tokenize(text)}
+
+
+def stem(word: str) -> str:
+    """The features' suffix stem ("married"/"marries" meet). Not `text.stem`: the shipped model was fitted on
+    this one, and changing it is a new FEATURE_VERSION with a refit."""
+    return re.sub(r"(ies|ied|ing|ed|es|s|e)$", "", word) if len(word) > 4 else word
 
 
 def query_names(text: str) -> list[str]:
@@ -61,16 +62,16 @@ def query_names(text: str) -> list[str]:
     for m in _NAME.finditer(text):
         span = m.group(0).strip()
         first, _, rest = span.partition(" ")
-        if m.start() == 0 and first.lower() in QUESTION_WORDS | STOPWORDS:
+        if m.start() == 0 and first.lower() in NOT_RELATIONS | QUERY_STOPWORDS:
             span = rest.strip()
-        if len(span) >= 3 and span.lower() not in QUESTION_WORDS:
+        if len(span) >= 3 and span.lower() not in NOT_RELATIONS:
             names.append(span)
     return list(dict.fromkeys(names))
 
 
 def relation_words(text: str, names: list[str]) -> list[str]:
     inside = {t for n in names for t in tokenize(n)}
-    return [t for t in dict.fromkeys(tokenize(text)) if t not in inside and t not in QUESTION_WORDS]
+    return [t for t in dict.fromkeys(tokenize(text)) if t not in inside and t not in NOT_RELATIONS]
 
 
 # ---------------------------------------------------------------------- the features
@@ -159,6 +160,9 @@ def ppr_concentration(state: QueryState) -> float:
 
 FEATURES = ("dense_top1", "dense_gap", "fused_spread", "bm25_relative", "family_agreement",
             "term_coverage", "entity_coverage", "hop_completeness", "ppr_concentration")
+# Without vectors the dense features are 0 for every query; a lexical model is fitted without them.
+DENSE_FEATURES = ("dense_top1", "dense_gap")
+LEXICAL_FEATURES = tuple(f for f in FEATURES if f not in DENSE_FEATURES)
 
 
 def evidence(state: QueryState, fused: list[Fused], store: GraphStore) -> Evidence:

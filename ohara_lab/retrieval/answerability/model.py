@@ -24,10 +24,11 @@ from importlib import resources
 from typing import Any
 
 from ...errors import AnswerabilityError
-from .features import FEATURE_VERSION, FEATURES
+from .features import FEATURE_VERSION, FEATURES, LEXICAL_FEATURES
 
-MODEL_META_KEY = "answerability_model"
+MODEL_META_KEY = "answerability_model"  # + ".lexical" for the model of queries run without vectors
 DEFAULT_MODEL = "default_model.json"
+DEFAULT_LEXICAL_MODEL = "default_model_lexical.json"
 
 
 @dataclass
@@ -58,6 +59,11 @@ class AnswerabilityModel:
         return {f: round(w * (values[f] - m) / s, 4) for f, w, m, s in
                 zip(self.features, self.coef, self.mean, self.scale)}
 
+    @property
+    def lexical(self) -> bool:
+        """Fitted without the dense features (for atlases, or queries, without vectors)."""
+        return tuple(self.features) == LEXICAL_FEATURES
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -68,7 +74,7 @@ class AnswerabilityModel:
             model = cls(**data)
         except TypeError as e:
             raise AnswerabilityError(f"{where} is not an answerability model ({e}): run `ohara calibrate`") from None
-        if model.feature_version != FEATURE_VERSION or list(model.features) != list(FEATURES):
+        if model.feature_version != FEATURE_VERSION or tuple(model.features) not in (FEATURES, LEXICAL_FEATURES):
             raise AnswerabilityError(
                 f"{where} was fitted on answerability features version {model.feature_version} "
                 f"({', '.join(model.features)}); this ohara-lab computes version {FEATURE_VERSION}: "
@@ -81,14 +87,19 @@ class AnswerabilityModel:
         return model
 
 
-def default_model() -> AnswerabilityModel:
-    """The model shipped with the package (fitted on the MuSiQue tuning split; refs/abstention.md)."""
-    text = resources.files(__package__).joinpath(DEFAULT_MODEL).read_text(encoding="utf-8")
-    return AnswerabilityModel.from_dict(json.loads(text), f"the shipped {DEFAULT_MODEL}")
+def meta_key(lexical: bool) -> str:
+    return MODEL_META_KEY + (".lexical" if lexical else "")
 
 
-def load_model(stored: Any) -> AnswerabilityModel:
+def default_model(lexical: bool = False) -> AnswerabilityModel:
+    """A model shipped with the package (fitted on the MuSiQue tuning split; refs/abstention.md)."""
+    name = DEFAULT_LEXICAL_MODEL if lexical else DEFAULT_MODEL
+    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+    return AnswerabilityModel.from_dict(json.loads(text), f"the shipped {name}")
+
+
+def load_model(stored: Any, lexical: bool = False) -> AnswerabilityModel:
     """The atlas's own model (`ohara calibrate`) when it has one, else the shipped default."""
     if stored is None:
-        return default_model()
-    return AnswerabilityModel.from_dict(stored, "the atlas's answerability model")
+        return default_model(lexical)
+    return AnswerabilityModel.from_dict(stored, f"the atlas's {'lexical ' if lexical else ''}answerability model")

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from ...settings import Settings
 from ...store.protocol import GraphStore
-from ..query import tokenize
+from ...text import tokenize
 from ..state import QueryState
 
 MAX_SECTIONS = 5
