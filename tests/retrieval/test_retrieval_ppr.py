@@ -60,7 +60,7 @@ def test_power_iteration_matches_networkx_personalized_pagerank():
 
 
 def _state(query: str, dense: dict[str, float], hints=(), **overrides) -> QueryState:
-    settings = Settings.from_env(dotenv=False, **{**OFFLINE, "ppr_weight": 1.0, **overrides})
+    settings = Settings.from_env({}, **{**OFFLINE, "ppr_weight": 1.0, **overrides})
     state = QueryState(parse_query(query), settings)
     state.query.entity_hints = [{"slug": s, "type": "PERSON", "name": s} for s in hints]
     state.dense = dense
