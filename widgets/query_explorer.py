@@ -39,6 +39,14 @@ class ResultCard:
     box: w.VBox
 
 
+def answerability_text(result: Any) -> str:
+    """" · answerability 0.31 / threshold 0.45" when the model scored the query, else ""."""
+    a = getattr(result, "answerability", None)
+    if a is None or a.score is None or a.threshold == float("-inf"):
+        return ""
+    return f" · answerability {a.score:.2f} / threshold {a.threshold:.2f}"
+
+
 class QueryExplorer(w.VBox):
     """Query box, mode toggles, tier tabs with result cards, feedback and conversation turns."""
 
@@ -172,8 +180,9 @@ class QueryExplorer(w.VBox):
             self.tab_boxes[t].children = [c.box for c in self.cards[t]] or [
                 w.HTML(self._empty_text(t, result))]
             self.tabs.set_title(i, f"{t} ({len(self.cards[t])})")
-        verdict = ("<b>abstained</b>: no node is corroborated by two signal families" if result.abstained
+        verdict = (f"<b>abstained</b>: {esc(result.abstain_reason or '')}" if result.abstained
                    else f"{len(tiers.principal)} principal")
+        verdict += answerability_text(result)
         self.summary.value = (f'<span class="ohara-muted">{len(result.fused)} nodes reached · {verdict} · '
                               f"{len(tiers.integrity)} integrity · {len(tiers.explorer)} explorer"
                               f"{' (stopped: ' + esc(tiers.stopped_reason) + ')' if tiers.stopped_reason else ''}"
@@ -182,7 +191,7 @@ class QueryExplorer(w.VBox):
     @staticmethod
     def _empty_text(tab: str, result: Any) -> str:
         if tab == "Principal" and result.abstained:
-            return notice("Not enough evidence: nothing is corroborated by two independent signals.")
+            return notice(f"Not enough evidence: {esc(result.abstain_reason or '')}.{esc(answerability_text(result))}")
         return '<div class="ohara-muted">nothing here</div>'
 
     def _card(self, tab: str, node_id: str, rank: int, html: str, feedback: bool = True) -> None:

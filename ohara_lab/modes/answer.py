@@ -36,8 +36,7 @@ log = logging.getLogger(__name__)
 
 MAX_PASSAGES = 6
 PASSAGE_CHARS = 600
-INSUFFICIENT = ("Insufficient evidence: no retrieved passage is corroborated by at least two independent signals "
-                "(the Principal tier is empty), so no answer is given rather than a guess.")
+INSUFFICIENT = "Insufficient evidence: {reason}; the Principal tier is empty, so no answer is given rather than a guess."
 _MARKER = re.compile(r"\s?\[(\d+)\]")
 
 
@@ -62,12 +61,17 @@ class Answer:
         return self.text
 
 
+def insufficient_text(retrieval: Any) -> str:
+    """The refusal, with the engine's own reason (the answerability model's, or the corroboration rule's)."""
+    return INSUFFICIENT.format(reason=retrieval.abstain_reason or "nothing was retrieved")
+
+
 def answer(atlas: Any, question: str, *, mode: str = "standard", session_history: list[dict[str, str]] | None = None,
            **overrides: Any) -> Answer:
     retrieval = atlas.query(question, mode=mode, session_history=session_history, **overrides)
     chosen = retrieval.tiers.principal[:MAX_PASSAGES]
     if not chosen:
-        return Answer(question, INSUFFICIENT, [], retrieval, True, "abstained", mode)
+        return Answer(question, insufficient_text(retrieval), [], retrieval, True, "abstained", mode)
     passages = [_passage(retrieval, f.id) for f in chosen]
     data, by = _generate(atlas.settings.override(**overrides), question, passages)
     text, refs = _resolve_markers(data["answer"], len(passages))

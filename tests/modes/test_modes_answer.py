@@ -8,7 +8,7 @@ import re
 from gemini_stub import error_reply
 from offline_replies import decode
 from standin import faithful_model, gemini_atlas
-from ohara_lab.modes.answer import INSUFFICIENT, Answer, table_prose
+from ohara_lab.modes.answer import Answer, insufficient_text, table_prose
 
 QUESTION = "When was the GNU General Public License version 3 published?"
 NOTHING = "What is the boiling point of mercury in kelvin?"
@@ -34,7 +34,8 @@ def test_offline_answer_quotes_cited_principal_sentences(atlas):
 
 def test_empty_principal_tier_means_insufficient_evidence_not_a_guess(atlas):
     ans = atlas.answer(NOTHING)
-    assert ans.insufficient and ans.text == INSUFFICIENT and ans.citations == []
+    assert ans.insufficient and ans.citations == []
+    assert ans.text == insufficient_text(ans.retrieval) and ans.retrieval.abstain_reason in ans.text
     # Results exist but none is corroborated: the answer still refuses to use them.
     strict = atlas.answer(QUESTION, principal_min_families=9)
     assert strict.retrieval.results and not strict.retrieval.tiers.principal

@@ -167,3 +167,14 @@ def test_an_unverified_citation_is_labelled_not_marked() -> None:
                           insufficient=False, retrieval=SimpleNamespace(views={"paragraphs/x": view}))
     panel = answer_html(ans)
     assert "<mark" not in panel and "unverified" in panel and "It came out in 1850." in panel
+
+
+def test_an_abstention_shows_its_reason_and_the_score_against_the_threshold(atlas) -> None:
+    explorer = QueryExplorer(atlas)
+    result = explorer.run("What is the spouse of Ermengarde of Tours?")  # nothing about her in the licences
+    assert result.abstained and result.answerability is not None and result.answerability.score is not None
+    summary = explorer.summary.value
+    assert "abstained" in summary and "answerability" in summary and "threshold" in summary
+    assert f"{result.answerability.threshold:.2f}" in summary
+    empty = explorer.tab_boxes["Principal"].children[0].value
+    assert "Not enough evidence" in empty and result.abstain_reason.split(" ")[0] in empty
