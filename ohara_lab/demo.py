@@ -25,5 +25,5 @@ def run_demo(location: str, question: str, echo: Callable[[str], None] = print) 
         echo(render_tiers(result))
         problems = [p for p in atlas.check() if p.severity == "error"]
         echo("\nohara check: " + ("atlas is sound" if not problems else f"{len(problems)} problem(s)"))
-        echo(f"\nNext: ohara query \"proof of work\" --atlas {location} --tiers, or open notebooks/.")
+        echo(f"\nNext: ohara query \"patent licences\" --atlas {location} --tiers, or open notebooks/.")
     return 0 if report.ok and not problems else 1

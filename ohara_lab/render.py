@@ -59,7 +59,7 @@ def render_tiers(result: Any) -> str:
     if not t.principal:
         lines.append(f"PRINCIPAL — none: the engine abstains: {result.abstain_reason}.")
     else:
-        lines.append(f"PRINCIPAL — {len(t.principal)} corroborated node(s), score floor {t.floor:.3f}")
+        lines.append(f"PRINCIPAL — {len(t.principal)} node(s) above the score floor {t.floor:.3f}")
         for i, f in enumerate(t.principal, start=1):
             view = result.views.get(f.id)
             lines.append(f" [{i}] {f.score:.3f}  {_where(view, as_of)}")
