@@ -137,6 +137,8 @@ class Settings:
     ppr_passage_reset: float = _opt(0.05, "reset mass per passage, times its normalised first-pass score")
     ppr_candidates: int = _opt(50, "first-pass (dense) candidates that get a passage reset")
     ppr_seed_passages: int = _opt(1, "top first-pass passages whose entities seed the walk")
+    ppr_first_pass_bm25: float = _opt(0.0, "share of BM25 in the walk's first pass: its candidates score "
+                                            "(1 − β)·minmax(dense) + β·minmax(BM25) over both top lists (0 = dense only)")
     synonymy_threshold: float = _opt(0.8, "entity-name cosine at or above which SYNONYM_OF links two entities")
     synonymy_neighbours: int = _opt(100, "most SYNONYM_OF links per entity")
     bridge_passages: int = _opt(3, "top first-pass passages whose entities become bridge queries")

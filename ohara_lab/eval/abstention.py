@@ -68,7 +68,7 @@ def abstention_sweep(
     """
     if not any(q.is_null for q in dataset.queries):
         raise UsageError(f"{dataset.name} has no unanswerable queries: hold some out with unanswerable=FRACTION")
-    defaults = Settings()
+    defaults = built.atlas.settings  # the profile the atlas was opened with marks its own operating point
     rows = []
     for base in bases:
         points = [(fam, pctl) for fam in families for pctl in pctls]

@@ -121,7 +121,43 @@ def risk_coverage(rows: Sequence[Scored]) -> list[dict[str, float]]:
     return out
 
 
-def test_set(seed: int = 42, data_dir: str | None = None, progress: bool = False) -> tuple[list[Scored], Any]:
+def auroc_table(rows: Sequence[Scored], resamples: int = 2000, seed: int = 42) -> list[dict[str, Any]]:
+    """One row per null kind present: its size, AUROC against the answerable queries and the bootstrap CI."""
+    out = []
+    for kind in sorted({r.kind for r in rows} - {"answerable"}):
+        point, lo, hi = auroc_ci(rows, kind, resamples, seed)
+        out.append({"null_kind": kind, "n_null": sum(r.kind == kind for r in rows),
+                    "n_answerable": sum(r.kind == "answerable" for r in rows),
+                    "auroc": point, "ci_low": lo, "ci_high": hi})
+    return out
+
+
+def coefficients(model: AnswerabilityModel) -> list[dict[str, Any]]:
+    """The model's standardised coefficients, largest effect first (what moves the score)."""
+    rows = [{"feature": f, "coefficient": round(c, 4), "mean": round(m, 4), "scale": round(s, 4)}
+            for f, c, m, s in zip(model.features, model.coef, model.mean, model.scale)]
+    return sorted(rows, key=lambda r: -abs(r["coefficient"]))
+
+
+def split_rows(built: BuiltAtlas, dataset: Dataset, model: AnswerabilityModel, *, seed: int = 42,
+               data_dir: str | None = None, foreign_limit: int | None = None, split: str = "test",
+               progress: bool = False) -> list[Scored]:
+    """The queries of `dataset`'s test half (split="test") or all of them, then the test half of the foreign
+    queries (at most `foreign_limit`), scored on `built`: the cheap version of `test_set` for any cut."""
+    from .calibrate import foreign_split  # noqa: PLC0415
+    from .tuning import split_queries  # noqa: PLC0415
+
+    ids = split_queries(dataset, 0.5, seed)[1] if split == "test" else [q.id for q in dataset.queries]
+    rows = score_queries(built, dataset, ids, {}, model, progress=progress)
+    foreign = foreign_split(seed, data_dir)[1][:foreign_limit] if foreign_limit != 0 else []
+    if foreign:
+        foreign_ds = Dataset(name="foreign", documents=dataset.documents, queries=foreign, matcher=dataset.matcher)
+        rows += score_queries(built, foreign_ds, [q.id for q in foreign], {}, model, progress=progress)
+    return rows
+
+
+def test_set(seed: int = 42, data_dir: str | None = None, progress: bool = False,
+             cache_dir: str | None = None) -> tuple[list[Scored], Any]:
     """The shipped model scored on everything its training never saw: the MuSiQue test split's answerable
     queries and held-out nulls (main hold-out and two further hold-outs among the test split's queries) and
     the test half of the foreign queries. Returns (rows, model)."""
@@ -131,13 +167,13 @@ def test_set(seed: int = 42, data_dir: str | None = None, progress: bool = False
     model = default_model()
     ds, _, test = tuning_split(seed, data_dir)
     rows: list[Scored] = []
-    with build_atlas(ds, embedder="minilm", progress=progress) as built:
+    with build_atlas(ds, cache_dir, embedder="minilm", progress=progress) as built:
         rows += score_queries(built, ds, test, {}, model, progress=progress)
         _, foreign_test = foreign_split(seed, data_dir)
         foreign_ds = Dataset(name="foreign", documents=ds.documents, queries=foreign_test, matcher=ds.matcher)
         rows += score_queries(built, foreign_ds, [q.id for q in foreign_test], {}, model, progress=progress)
     for extra in extra_holdouts(test, data_dir=data_dir):
-        with build_atlas(extra, embedder="minilm", progress=progress) as built:
+        with build_atlas(extra, cache_dir, embedder="minilm", progress=progress) as built:
             nulls = [q.id for q in extra.queries if q.is_null]
             rows += score_queries(built, extra, nulls, {}, model, progress=progress)
     return rows, model

@@ -44,13 +44,16 @@ from ..cli_edge import fail_cleanly
               help="randomization / bootstrap resamples per comparison")
 @click.option("--out", type=click.Path(path_type=Path), help="write summary/significance/by-type/per-query CSV, "
                                                              "report.md and results.json here")
+@click.option("--profile", type=click.Choice(["default", "original"]),
+              help="the engine every config starts from (default: OHARA_PROFILE, else default); original = the "
+                   "spec's engine, whose `full` row is the paper's")
 @click.option("--json", "as_json", is_flag=True, help="print the JSON contract instead of the table")
 @fail_cleanly
 def eval_command(dataset: str, data_dir: Path | None, configs: str | None, limit: int | None,
                  distractors: int | None, unanswerable: float | None, seed: int, nulls: str | None,
                  atlas_dir: Path | None,
                  embedder: str, rebuild: bool, reference_date: str | None, resamples: int, out: Path | None,
-                 as_json: bool) -> None:
+                 profile: str | None, as_json: bool) -> None:
     """Run the evaluation config matrix on a dataset, with significance against `full`."""
     from .configs import get_configs  # noqa: PLC0415
     from .report import contract, text_table, write_outputs  # noqa: PLC0415
@@ -61,7 +64,7 @@ def eval_command(dataset: str, data_dir: Path | None, configs: str | None, limit
                            unanswerable=unanswerable, seed=seed, nulls=nulls, atlas_dir=atlas_dir,
                            embedder=embedder,
                            reference_date=reference_date, n_resamples=resamples, progress=not as_json,
-                           rebuild=rebuild)
+                           rebuild=rebuild, profile=profile)
     if out is not None:
         write_outputs(run, out)
     if as_json:

@@ -18,11 +18,14 @@ def _plt() -> Any:
 
 def tradeoff(rows: Sequence[Mapping[str, Any]], topk: Mapping[str, Any] | None = None, *, dataset: str = "",
              paper: Mapping[str, float] | None = ABSTENTION_POINT,
-             paper_topk: Mapping[str, float] | None = TOPK_POINT) -> Any:
+             paper_topk: Mapping[str, float] | None = TOPK_POINT,
+             model_points: Sequence[Mapping[str, Any]] = ()) -> Any:
     """Abstention (x) vs Principal-hit (y), one panel per base config, one line per min_families.
 
     Each line runs across the score percentiles; the engine's default is circled, top-5 is a
-    grey square, the paper's points are red (they are MultiHop-RAG's, shown for reference).
+    grey square, the paper's points are red (they are MultiHop-RAG's, shown for reference);
+    `model_points` (the answerability model's operating points: `abstention_heldout`,
+    `principal_hit`, `keep`) are blue diamonds.
     """
     plt = _plt()
     bases = list(dict.fromkeys(r.get("base", "full") for r in rows))
@@ -46,6 +49,9 @@ def tradeoff(rows: Sequence[Mapping[str, Any]], topk: Mapping[str, Any] | None =
         if paper_topk is not None:
             ax.scatter([100 * paper_topk["null_abstention"]], [100 * paper_topk["principal_hit"]], marker="X", s=120,
                        color="crimson", label="paper: top-5 (0%, 92.0%)", zorder=6)
+        for i, m in enumerate(model_points):
+            ax.scatter([100 * m["abstention_heldout"]], [100 * m["principal_hit"]], marker="D", s=80, color="tab:blue",
+                       label="answerability model (keep 0.90 / 0.92 / 0.95)" if i == 0 else None, zorder=7)
         ax.set_xlabel("abstention on unanswerable queries (%)")
         ax.set_ylabel("Principal-hit on answerable queries (%)")
         ax.set_xlim(-3, 103)
@@ -53,6 +59,47 @@ def tradeoff(rows: Sequence[Mapping[str, Any]], topk: Mapping[str, Any] | None =
         ax.grid(alpha=0.3)
         ax.set_title(f"{base}{': ' + dataset if dataset else ''}")
         ax.legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+def roc_curves(rows: Sequence[Any], *, title: str = "Answerability: ROC per kind of unanswerable query") -> Any:
+    """One ROC curve per null kind (answerable = positive), AUROC in the legend (scikit-learn's roc_curve)."""
+    from sklearn.metrics import roc_auc_score, roc_curve  # noqa: PLC0415
+
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    pos = [r.score for r in rows if r.kind == "answerable"]
+    for kind in sorted({r.kind for r in rows} - {"answerable"}):
+        neg = [r.score for r in rows if r.kind == kind]
+        if not pos or not neg:
+            continue
+        labels, scores = [1] * len(pos) + [0] * len(neg), pos + neg
+        fpr, tpr, _ = roc_curve(labels, scores)
+        ax.plot(fpr, tpr, label=f"{kind} (n={len(neg)}): AUROC {roc_auc_score(labels, scores):.3f}")
+    ax.plot([0, 1], [0, 1], color="grey", linestyle=":", label="chance")
+    ax.set_xlabel("unanswerable queries kept (false positive rate)")
+    ax.set_ylabel("answerable queries kept (true positive rate)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def risk_coverage_curve(points: Sequence[Mapping[str, float]], *, keep: float | None = None,
+                        title: str = "Risk-coverage on answerable queries") -> Any:
+    """Principal-miss rate among the kept answerable queries (y) as fewer are kept (x), highest score first."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5.5, 4))
+    ax.plot([100 * p["coverage"] for p in points], [100 * p["risk"] for p in points], marker=".")
+    if keep is not None:
+        ax.axvline(100 * keep, color="tab:blue", linestyle="--", label=f"keep {keep:.2f}")
+        ax.legend(fontsize=8)
+    ax.set_xlabel("coverage: answerable queries kept (%)")
+    ax.set_ylabel("risk: kept queries whose Principal misses (%)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
     fig.tight_layout()
     return fig
 

@@ -37,7 +37,7 @@ START: dict[str, Any] = {
     "normalisation": "minmax", "ppr_weight": 1.0, "vector_weight": 0.0, "bm25_weight": 0.0,
     "sumo_weight": 0.0, "entity_pivot_weight": 0.0, "cross_doc_weight": 0.0, "struct_weight": 0.0,
     "bridge_weight": 0.0, "ppr_damping": 0.5, "ppr_passage_reset": 0.05, "ppr_seed_passages": 1,
-    "synonymy_threshold": 0.8,
+    "ppr_first_pass_bm25": 0.0, "synonymy_threshold": 0.8,
 }
 SPEC_GRAPH = ("sumo_weight", "entity_pivot_weight", "cross_doc_weight", "struct_weight")
 
@@ -61,6 +61,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("the spec's graph phases", tuple({k: w for k in SPEC_GRAPH} for w in (0.0, 0.05, 0.1))),
     Stage("walk damping and passage reset", _grid(ppr_damping=(0.5, 0.7), ppr_passage_reset=(0.05, 0.1))),
     Stage("walk seeds", _grid(ppr_seed_passages=(0, 1, 3))),
+    Stage("BM25 in the walk's first pass", _grid(ppr_first_pass_bm25=(0.0, 0.1, 0.2, 0.3, 0.5))),
     Stage("synonymy threshold", _grid(synonymy_threshold=(0.8, 0.85, 0.9, 1.01))),
     Stage("bridge hop", _grid(bridge_weight=(0.0, 0.1, 0.2, 0.3))),
 )
@@ -124,14 +125,28 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--embedder", default="minilm")
     parser.add_argument("--out", default="eval/results/profile_search/musique")
+    parser.add_argument("--stage", action="append", default=None,
+                        help="run only the stage(s) of this name, from the chosen point in OUT/chosen.json, and "
+                             "write OUT/stage-<n>.md (a stage added after the search ran: nothing else moves)")
     args = parser.parse_args(argv)
     ds = prepare_dataset(args.dataset, args.data_dir, unanswerable=args.unanswerable, seed=args.seed)
     tune_ids, _ = split_queries(ds, 0.5, args.seed)
-    with build_atlas(ds, embedder=args.embedder, progress=False) as built:
-        chosen, rows = search_profile(built, ds, tune_ids)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     from .report import write_table  # noqa: PLC0415
+
+    if args.stage:
+        stages = [s for s in STAGES if s.name in args.stage]
+        start = {**START, **json.loads((out / "chosen.json").read_text(encoding="utf-8"))}
+        with build_atlas(ds, embedder=args.embedder, progress=False) as built:
+            chosen, rows = search_profile(built, ds, tune_ids, stages=stages, start=start)
+        name = "stage-" + "-".join(s.name.split()[0].lower() for s in stages)
+        write_table(rows, out, name, title=f"Later stage(s) {', '.join(args.stage)} from the chosen point "
+                                           f"({args.dataset} tuning split, seed {args.seed})")
+        (out / "chosen.json").write_text(json.dumps(chosen, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        return
+    with build_atlas(ds, embedder=args.embedder, progress=False) as built:
+        chosen, rows = search_profile(built, ds, tune_ids)
 
     write_table(rows, out, "search", title=f"Profile search on the {args.dataset} tuning split "
                                             f"({len(tune_ids)} queries, seed {args.seed})")

@@ -261,15 +261,21 @@ def run_matrix(
     metrics: Sequence[str] = SIGNIFICANCE_METRICS,
     baseline: str = BASELINE,
     progress: bool = True,
+    profile: str | None = None,
 ) -> MatrixRun:
     """Every config over every query, then each compared with `baseline` (default `full`).
 
-    The baseline runs even when not asked for, since every comparison needs it.
+    The baseline runs even when not asked for, since every comparison needs it. `profile`
+    (default | original) is the engine every config starts from (None: the atlas's settings);
+    a config that names its own profile (`original`, `tuned`) keeps it.
     """
     chosen = get_configs(configs) if configs is None or isinstance(configs, str) else list(configs)
+    if profile is not None:
+        chosen = [replace(c, overrides={"profile": profile, **c.overrides}) for c in chosen]
     names = [c.name for c in chosen]
     if baseline not in names and baseline in CONFIGS:
-        chosen = [CONFIGS[baseline], *chosen]
+        base = CONFIGS[baseline]
+        chosen = [replace(base, overrides={"profile": profile, **base.overrides}) if profile else base, *chosen]
     notes = list(dataset.notes)
     if not built.atlas.store.vector_models():
         notes.append("the atlas has no vectors (embedder none): every config ran without the vector phase, "
@@ -308,6 +314,7 @@ def evaluate_dataset(
     n_resamples: int = DEFAULT_RESAMPLES,
     progress: bool = True,
     rebuild: bool = False,
+    profile: str | None = None,
     **loader_kw: Any,
 ) -> MatrixRun:
     """Load, build (or reuse the cached atlas), run the matrix: what `ohara eval` does."""
@@ -316,7 +323,7 @@ def evaluate_dataset(
                          seed=seed, nulls=nulls, **loader_kw)
     with build_atlas(ds, atlas_dir, embedder=embedder, reference_date=reference_date, progress=progress,
                      rebuild=rebuild) as built:
-        return run_matrix(ds, built, chosen, seed=seed, n_resamples=n_resamples, progress=progress)
+        return run_matrix(ds, built, chosen, seed=seed, n_resamples=n_resamples, progress=progress, profile=profile)
 
 
 def recompute(run: ConfigRun, query_ids: Iterable[str]) -> dict[str, Any]:

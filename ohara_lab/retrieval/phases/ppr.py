@@ -9,7 +9,8 @@ PageRank with restart, Haveliwala, WWW 2002), with offline entities instead of a
 Seeds e: the entities the query names (w = 1) and the entities of the best first-pass
 passage (w = its normalised score, 1) — the offline stand-in for HippoRAG 2's
 query-to-triple match; spec(e) = 1 / |passages mentioning e|. Every first-pass
-candidate p (the dense top `ppr_candidates`, or BM25's when the atlas has no vectors)
+candidate p (the dense top `ppr_candidates`, or BM25's when the atlas has no vectors; with
+`ppr_first_pass_bm25` = β > 0 the union of both, scored (1 − β)·n(dense) + β·n(BM25))
 gets the reset ρ·n(s_p), n = min–max over the candidates, ρ = `ppr_passage_reset`
 (HippoRAG 2 found 0.05 best); d = `ppr_damping` (0.5 there). Passages are ranked by
 their mass; a candidate outside the graph (it mentions no entity) keeps its reset
@@ -35,10 +36,23 @@ SHOWN_SEEDS = 5
 
 def first_pass(state: QueryState, settings: Settings) -> tuple[dict[str, float], str]:
     """Candidate passages with their first-pass scores, and which signal they come from."""
-    if state.dense:
-        return dict(list(state.dense.items())[: settings.ppr_candidates]), "vector"
     bm25 = [h for h in state.hits.get("fulltext", []) if not h.id.startswith("sections/")]
-    return {h.id: h.score for h in bm25[: settings.ppr_candidates]}, "fulltext"
+    lexical = {h.id: h.score for h in bm25[: settings.ppr_candidates]}
+    if not state.dense:
+        return lexical, "fulltext"
+    dense = dict(list(state.dense.items())[: settings.ppr_candidates])
+    beta = settings.ppr_first_pass_bm25
+    if beta <= 0 or not lexical:
+        return dense, "vector"
+    return convex(dense, lexical, beta), "vector+fulltext"
+
+
+def convex(dense: dict[str, float], lexical: dict[str, float], beta: float) -> dict[str, float]:
+    """(1 − β)·minmax(dense) + β·minmax(BM25) over the union (Bruch et al., TOIS 2023); absent = 0."""
+    nd = dict(zip(dense, minmax_norm(list(dense.values()))))
+    nl = dict(zip(lexical, minmax_norm(list(lexical.values()))))
+    union = sorted(set(nd) | set(nl))
+    return {p: (1 - beta) * nd.get(p, 0.0) + beta * nl.get(p, 0.0) for p in union}
 
 
 def seeds(state: QueryState, graph: PassageGraph, candidates: dict[str, float], settings: Settings
