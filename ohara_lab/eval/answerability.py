@@ -139,20 +139,44 @@ def coefficients(model: AnswerabilityModel) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: -abs(r["coefficient"]))
 
 
+def model_for(built: BuiltAtlas) -> AnswerabilityModel:
+    """The model the engine uses on this atlas: its own (`ohara calibrate`), else the shipped one (the lexical
+    one when the atlas has no vectors)."""
+    from ..retrieval.answerability import load_model, meta_key  # noqa: PLC0415
+
+    lexical = not built.atlas.store.vector_models()
+    return load_model(built.atlas.store.get_meta(meta_key(lexical)), lexical)
+
+
 def split_rows(built: BuiltAtlas, dataset: Dataset, model: AnswerabilityModel, *, seed: int = 42,
                data_dir: str | None = None, foreign_limit: int | None = None, split: str = "test",
-               progress: bool = False) -> list[Scored]:
+               profile: str = "default", progress: bool = False) -> list[Scored]:
     """The queries of `dataset`'s test half (split="test") or all of them, then the test half of the foreign
-    queries (at most `foreign_limit`), scored on `built`: the cheap version of `test_set` for any cut."""
+    queries (at most `foreign_limit`; 0 = none), scored on `built` under `profile`: `test_set` for any cut."""
     from .calibrate import foreign_split  # noqa: PLC0415
     from .tuning import split_queries  # noqa: PLC0415
 
+    overrides = {"profile": profile}
     ids = split_queries(dataset, 0.5, seed)[1] if split == "test" else [q.id for q in dataset.queries]
-    rows = score_queries(built, dataset, ids, {}, model, progress=progress)
+    rows = score_queries(built, dataset, ids, overrides, model, progress=progress)
     foreign = foreign_split(seed, data_dir)[1][:foreign_limit] if foreign_limit != 0 else []
     if foreign:
         foreign_ds = Dataset(name="foreign", documents=dataset.documents, queries=foreign, matcher=dataset.matcher)
-        rows += score_queries(built, foreign_ds, [q.id for q in foreign], {}, model, progress=progress)
+        rows += score_queries(built, foreign_ds, [q.id for q in foreign], overrides, model, progress=progress)
+    return rows
+
+
+def extra_holdout_rows(test_ids: Sequence[str], model: AnswerabilityModel, *, data_dir: str | None = None,
+                       cache_dir: str | None = None, embedder: str = "minilm", profile: str = "default",
+                       progress: bool = False) -> list[Scored]:
+    """Held-out nulls of two further MuSiQue hold-outs drawn among `test_ids` (each on its own atlas)."""
+    from .calibrate import extra_holdouts  # noqa: PLC0415
+
+    rows: list[Scored] = []
+    for extra in extra_holdouts(test_ids, data_dir=data_dir):
+        with build_atlas(extra, cache_dir, embedder=embedder, progress=progress) as built:
+            nulls = [q.id for q in extra.queries if q.is_null]
+            rows += score_queries(built, extra, nulls, {"profile": profile}, model, progress=progress)
     return rows
 
 
@@ -162,18 +186,10 @@ def test_set(seed: int = 42, data_dir: str | None = None, progress: bool = False
     queries and held-out nulls (main hold-out and two further hold-outs among the test split's queries) and
     the test half of the foreign queries. Returns (rows, model)."""
     from ..retrieval.answerability.model import default_model  # noqa: PLC0415
-    from .calibrate import extra_holdouts, foreign_split, tuning_split  # noqa: PLC0415
+    from .calibrate import tuning_split  # noqa: PLC0415
 
     model = default_model()
     ds, _, test = tuning_split(seed, data_dir)
-    rows: list[Scored] = []
     with build_atlas(ds, cache_dir, embedder="minilm", progress=progress) as built:
-        rows += score_queries(built, ds, test, {}, model, progress=progress)
-        _, foreign_test = foreign_split(seed, data_dir)
-        foreign_ds = Dataset(name="foreign", documents=ds.documents, queries=foreign_test, matcher=ds.matcher)
-        rows += score_queries(built, foreign_ds, [q.id for q in foreign_test], {}, model, progress=progress)
-    for extra in extra_holdouts(test, data_dir=data_dir):
-        with build_atlas(extra, cache_dir, embedder="minilm", progress=progress) as built:
-            nulls = [q.id for q in extra.queries if q.is_null]
-            rows += score_queries(built, extra, nulls, {}, model, progress=progress)
-    return rows, model
+        rows = split_rows(built, ds, model, seed=seed, data_dir=data_dir, progress=progress)
+    return rows + extra_holdout_rows(test, model, data_dir=data_dir, cache_dir=cache_dir, progress=progress), model

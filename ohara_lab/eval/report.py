@@ -113,6 +113,20 @@ def significance_rows(run: MatrixRun) -> list[dict[str, Any]]:
     return rows
 
 
+def against_rows(run: MatrixRun, baseline: str,
+                 metrics: Sequence[str] = ("recall@5", "mrr@10", "recall@10", "map@10")) -> list[dict[str, Any]]:
+    """Every other config − `baseline` (e.g. vector_only, rrf) per metric: paired randomization test and
+    bootstrap CI, with the run's seed and resamples; empty when the baseline did not run."""
+    from .runner import compare_with  # noqa: PLC0415
+
+    rows = []
+    for name, by_metric in compare_with(run.runs, baseline, metrics, run.n_resamples, run.seed).items():
+        for metric, c in by_metric.items():
+            if c is not None:
+                rows.append({"config": name, "baseline": baseline, "metric": metric, **comparison_dict(c)})
+    return rows
+
+
 def by_type_rows(run: MatrixRun) -> list[dict[str, Any]]:
     rows = []
     for name, r in run.runs.items():

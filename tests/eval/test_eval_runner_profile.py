@@ -33,3 +33,16 @@ def test_full_under_the_original_profile_is_the_original_config(fixture_atlas):
     assert _ranked(default, "original") == _ranked(paper, "original")  # a config's own profile wins
     assert default.runs["full"].overrides["profile"] == "default"
     assert _ranked(default, "full") != _ranked(paper, "full")  # the two engines rank differently
+
+
+def test_against_rows_compares_every_config_with_the_named_baseline(fixture_atlas):
+    from ohara_lab.eval.report import against_rows
+
+    ds, built = fixture_atlas
+    run = run_matrix(ds, built, "bm25_only,full", profile="default", n_resamples=100, progress=False)
+    rows = against_rows(run, "bm25_only", metrics=("recall@5", "mrr@10"))
+    assert {(r["config"], r["baseline"], r["metric"]) for r in rows} == {
+        ("full", "bm25_only", "recall@5"), ("full", "bm25_only", "mrr@10")}
+    for r in rows:
+        assert r["diff"] == round(r["mean_config"] - r["mean_baseline"], 4) and 0.0 <= r["p_value"] <= 1.0
+    assert against_rows(run, "vector_only") == []  # a baseline that did not run
