@@ -159,7 +159,8 @@ def split_rows(built: BuiltAtlas, dataset: Dataset, model: AnswerabilityModel, *
     overrides = {"profile": profile}
     ids = split_queries(dataset, 0.5, seed)[1] if split == "test" else [q.id for q in dataset.queries]
     rows = score_queries(built, dataset, ids, overrides, model, progress=progress)
-    foreign = foreign_split(seed, data_dir)[1][:foreign_limit] if foreign_limit != 0 else []
+    own = dataset.name.startswith("multihop")  # MultiHop-RAG's questions are not foreign to its own corpus
+    foreign = foreign_split(seed, data_dir)[1][:foreign_limit] if foreign_limit != 0 and not own else []
     if foreign:
         foreign_ds = Dataset(name="foreign", documents=dataset.documents, queries=foreign, matcher=dataset.matcher)
         rows += score_queries(built, foreign_ds, [q.id for q in foreign], overrides, model, progress=progress)
@@ -178,6 +179,13 @@ def extra_holdout_rows(test_ids: Sequence[str], model: AnswerabilityModel, *, da
             nulls = [q.id for q in extra.queries if q.is_null]
             rows += score_queries(built, extra, nulls, {"profile": profile}, model, progress=progress)
     return rows
+
+
+def as_rows(rows: Sequence[Scored]) -> list[dict[str, Any]]:
+    """Scored queries as flat table rows (features prefixed `f_`), for CSV and DataFrames."""
+    return [{"query_id": r.query_id, "kind": r.kind, "score": round(r.score, 6), "principal_hit": r.principal_hit,
+             "below_threshold": r.reason is not None, **{f"f_{k}": round(v, 6) for k, v in r.features.items()}}
+            for r in rows]
 
 
 def test_set(seed: int = 42, data_dir: str | None = None, progress: bool = False,
