@@ -100,7 +100,8 @@ def _retiered(built: BuiltAtlas, dataset: Dataset, config: EvalConfig,
     scored: dict[str, QueryResult] = {}
     latency: dict[str, float] = {}
     for q in dataset.queries:
-        scored[q.id], latency[q.id], raw[q.id] = run_query(built, q.text, config.overrides)
+        asked = {**config.overrides, "as_of": q.as_of} if q.as_of else config.overrides
+        scored[q.id], latency[q.id], raw[q.id] = run_query(built, q.text, asked)
     dynamic = {q.id for q in dataset.queries if raw[q.id] is not None and _prior_can_fire(built, raw[q.id], settings)}
     out = {}
     for fam, pctl in points:
@@ -110,7 +111,8 @@ def _retiered(built: BuiltAtlas, dataset: Dataset, config: EvalConfig,
         for q in dataset.queries:
             r = raw[q.id]
             if q.id in dynamic:
-                results[q.id] = run_query(built, q.text, overrides, config.principal_topk)[0]
+                asked = {**overrides, "as_of": q.as_of} if q.as_of else overrides
+                results[q.id] = run_query(built, q.text, asked, config.principal_topk)[0]
             elif r is None:  # the query failed: score it empty, as run_config does
                 results[q.id] = scored[q.id]
             else:

@@ -64,6 +64,7 @@ class EvalQuery:
     unanswerable: bool = False
     answer: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    as_of: str | None = None  # YYYY-MM-DD: asked of the corpus as it stood then (`atlas.query(as_of=...)`)
 
     @property
     def is_null(self) -> bool:

@@ -68,6 +68,8 @@ def score_query(
         "principal_count": len(principal),
         "error": result.error,
     }
+    if query.as_of:
+        row["as_of"] = query.as_of
     for k in hits_ks:
         row[f"hits@{k}"] = None if null else m.hit_at_k(ranks, k)
     row[f"mrr@{CUTOFF}"] = None if null else m.reciprocal_rank_at_k(ranks, CUTOFF)

@@ -185,7 +185,8 @@ def run_config(
     from tqdm.auto import tqdm  # noqa: PLC0415
 
     for q in tqdm(queries, desc=name or config.name, unit="q", disable=not progress, leave=False):
-        results[q.id], latency[q.id], _ = run_query(built, q.text, merged, config.principal_topk, result_limit)
+        asked = {**merged, "as_of": q.as_of} if q.as_of else merged  # a dated query sees the corpus of its date
+        results[q.id], latency[q.id], _ = run_query(built, q.text, asked, config.principal_topk, result_limit)
     errors = [r.error for r in results.values() if r.error]
     if len(errors) == len(queries):
         raise OharaError(f"config {name or config.name}: every query failed, e.g. {errors[0]}")

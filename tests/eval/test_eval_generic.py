@@ -46,6 +46,7 @@ QUERY = {"id": "q1", "question": "?", "gold_doc_ids": ["d1"]}
     ([DOC], [{**QUERY, "unanswerable": "yes"}], "queries.jsonl:1", "true or false"),
     ([DOC], [{**QUERY, "gold_doc_ids": "d1"}], "queries.jsonl:1", "list of strings"),
     ([DOC], [{"id": "q1", "gold_doc_ids": ["d1"]}], "queries.jsonl:1", "'question'"),
+    ([DOC], [{**QUERY, "as_of": "last year"}], "queries.jsonl:1", "'as_of' must be a date"),
 ])
 def test_malformed_rows_name_file_and_line(tmp_path, corpus, queries, where, why):
     folder = _write(tmp_path, corpus, queries)

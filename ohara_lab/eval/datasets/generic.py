@@ -5,8 +5,8 @@
     (`published_at`, `source` optional; `text` is Markdown or plain text; any other keys go to meta)
 `queries.jsonl`, one query per line:
     {"id": "q1", "question": "…", "gold_doc_ids": ["d1"], "gold_evidence": ["…"],
-     "question_type": "…", "unanswerable": false, "answer": "…"}
-    (all but `id`, `question` optional; an answerable query needs `gold_doc_ids`, or
+     "question_type": "…", "unanswerable": false, "answer": "…", "as_of": "2005-06-30"}
+    (all but `id`, `question` optional; `as_of` asks the query of the corpus as it stood on that date; an answerable query needs `gold_doc_ids`, or
     `gold_evidence` under the paragraph matcher; an unanswerable one must have no gold ids)
 
 Documents whose `text` does not start with a `# ` heading get `# title` prepended, so
@@ -14,6 +14,7 @@ every document ingests with its title.
 """
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,15 @@ CORPUS_FILE = "corpus.jsonl"
 QUERIES_FILE = "queries.jsonl"
 DEFAULT_TYPE = "default"
 _DOC_KEYS = {"id", "title", "text", "published_at", "source"}
-_QUERY_KEYS = {"id", "question", "gold_doc_ids", "gold_evidence", "question_type", "unanswerable", "answer"}
+_QUERY_KEYS = {"id", "question", "gold_doc_ids", "gold_evidence", "question_type", "unanswerable", "answer", "as_of"}
+
+
+def _iso_day(value: Any) -> bool:
+    try:
+        date.fromisoformat(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _str_list(value: Any) -> bool:
@@ -74,6 +83,8 @@ def read_queries(path: Path, doc_ids: set[str], matcher: MatcherKind) -> list[Ev
         expect(isinstance(unanswerable, bool), path, "'unanswerable' must be true or false", line)
         qtype = row.get("question_type") or DEFAULT_TYPE
         expect(isinstance(qtype, str), path, "'question_type' must be a string", line)
+        as_of = row.get("as_of")
+        expect(as_of is None or _iso_day(as_of), path, "'as_of' must be a date, YYYY-MM-DD", line)
         unknown = [g for g in gold if g not in doc_ids]
         expect(not unknown, path, f"gold_doc_ids not in the corpus: {unknown[:5]}", line)
         if unanswerable:
@@ -85,7 +96,7 @@ def read_queries(path: Path, doc_ids: set[str], matcher: MatcherKind) -> list[Ev
         queries.append(EvalQuery(
             id=qid, text=row["question"], type=qtype, gold_doc_ids=list(dict.fromkeys(gold)),
             gold_evidence=evidence, unanswerable=unanswerable, answer=row.get("answer"),
-            meta={k: v for k, v in row.items() if k not in _QUERY_KEYS},
+            meta={k: v for k, v in row.items() if k not in _QUERY_KEYS}, as_of=as_of,
         ))
     expect(bool(queries), path, "no queries")
     return queries
