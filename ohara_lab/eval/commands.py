@@ -44,6 +44,8 @@ from ..cli_edge import fail_cleanly
               help="randomization / bootstrap resamples per comparison")
 @click.option("--out", type=click.Path(path_type=Path), help="write summary/significance/by-type/per-query CSV, "
                                                              "report.md and results.json here")
+@click.option("--split", type=click.Choice(["tune", "test"]),
+              help="run one seeded half of the queries only (the halves tuning and the profile procedure use)")
 @click.option("--profile", type=click.Choice(["default", "original"]),
               help="the engine every config starts from (default: OHARA_PROFILE, else default); original = the "
                    "spec's engine, whose `full` row is the paper's")
@@ -53,7 +55,7 @@ def eval_command(dataset: str, data_dir: Path | None, configs: str | None, limit
                  distractors: int | None, unanswerable: float | None, seed: int, nulls: str | None,
                  atlas_dir: Path | None,
                  embedder: str, rebuild: bool, reference_date: str | None, resamples: int, out: Path | None,
-                 profile: str | None, as_json: bool) -> None:
+                 split: str | None, profile: str | None, as_json: bool) -> None:
     """Run the evaluation config matrix on a dataset, with significance against `full`."""
     from .configs import get_configs  # noqa: PLC0415
     from .report import contract, text_table, write_outputs  # noqa: PLC0415
@@ -64,7 +66,7 @@ def eval_command(dataset: str, data_dir: Path | None, configs: str | None, limit
                            unanswerable=unanswerable, seed=seed, nulls=nulls, atlas_dir=atlas_dir,
                            embedder=embedder,
                            reference_date=reference_date, n_resamples=resamples, progress=not as_json,
-                           rebuild=rebuild, profile=profile)
+                           rebuild=rebuild, profile=profile, split=split)
     if out is not None:
         write_outputs(run, out)
     if as_json:

@@ -316,15 +316,32 @@ def evaluate_dataset(
     progress: bool = True,
     rebuild: bool = False,
     profile: str | None = None,
+    split: str | None = None,
     **loader_kw: Any,
 ) -> MatrixRun:
-    """Load, build (or reuse the cached atlas), run the matrix: what `ohara eval` does."""
+    """Load, build (or reuse the cached atlas), run the matrix: what `ohara eval` does. `split` (tune | test)
+    keeps one half of the queries (`tuning.split_queries(seed)`, the halves notebook 04 and the profile
+    procedure use) on the whole corpus."""
     chosen = get_configs(configs) if configs is None or isinstance(configs, str) else list(configs)
     ds = prepare_dataset(name_or_path, data_dir, limit=limit, distractors=distractors, unanswerable=unanswerable,
                          seed=seed, nulls=nulls, **loader_kw)
     with build_atlas(ds, atlas_dir, embedder=embedder, reference_date=reference_date, progress=progress,
                      rebuild=rebuild) as built:
-        return run_matrix(ds, built, chosen, seed=seed, n_resamples=n_resamples, progress=progress, profile=profile)
+        return run_matrix(half(ds, split, seed), built, chosen, seed=seed, n_resamples=n_resamples,
+                          progress=progress, profile=profile)
+
+
+def half(dataset: Dataset, split: str | None, seed: int = DEFAULT_SEED) -> Dataset:
+    """`dataset` with the queries of one seeded half (tune | test), or unchanged for None."""
+    if split is None:
+        return dataset
+    if split not in ("tune", "test"):
+        raise UsageError(f"split must be tune or test, got {split!r}")
+    from .tuning import split_queries  # noqa: PLC0415 - tuning imports this module
+
+    ids = set(split_queries(dataset, 0.5, seed)[0 if split == "tune" else 1])
+    return replace(dataset, queries=[q for q in dataset.queries if q.id in ids],
+                   notes=[*dataset.notes, f"{split} split only: {len(ids)} of {len(dataset.queries)} queries (seed {seed})"])
 
 
 def recompute(run: ConfigRun, query_ids: Iterable[str]) -> dict[str, Any]:

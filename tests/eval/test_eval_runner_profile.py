@@ -46,3 +46,17 @@ def test_against_rows_compares_every_config_with_the_named_baseline(fixture_atla
     for r in rows:
         assert r["diff"] == round(r["mean_config"] - r["mean_baseline"], 4) and 0.0 <= r["p_value"] <= 1.0
     assert against_rows(run, "vector_only") == []  # a baseline that did not run
+
+
+def test_half_keeps_one_seeded_half_of_the_queries(fixture_atlas):
+    from ohara_lab.errors import UsageError
+    from ohara_lab.eval.runner import half
+    from ohara_lab.eval.tuning import split_queries
+
+    ds, _ = fixture_atlas
+    tune, test = split_queries(ds, 0.5, 42)
+    assert [q.id for q in half(ds, "test", 42).queries] == [q.id for q in ds.queries if q.id in set(test)]
+    assert [q.id for q in half(ds, "tune", 42).queries] == [q.id for q in ds.queries if q.id in set(tune)]
+    assert half(ds, None) is ds and half(ds, "test").documents == ds.documents
+    with pytest.raises(UsageError, match="tune or test"):
+        half(ds, "train")
