@@ -1,7 +1,9 @@
 """The paper notebooks: well-formed sources, and executed for real with papermill.
 
-* Static checks (fast): one `parameters` cell per notebook, outputs stripped, no logic
-  (ARCHITECTURE rule 8: no def/class/loops), every parameter `ohara reproduce` passes exists.
+* Static checks (fast): one `parameters` cell per notebook, the first code cell and runnable on
+  its own (papermill injects after it), outputs stripped, no logic (ARCHITECTURE rule 8: no
+  def/class/loops), the evaluation setup is the one package call `prepare(...)`, every parameter
+  `ohara reproduce` passes exists.
 * Execution on the tiny generic fixture (embedder none, shared atlas cache): 02 and 03 run
   in the default suite; the rest, and every notebook at its real defaults (MuSiQue /
   QASPER-leval subsets, needs ../shared/datasets), are `slow` (CI runs them).
@@ -63,6 +65,27 @@ def test_notebook_source_is_clean(name):
         for node in ast.walk(ast.parse(cell.source)):
             assert not isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.For, ast.While, ast.Lambda)), \
                 f"{name}: logic belongs in ohara_lab, not in the notebook ({type(node).__name__})"
+
+
+@pytest.mark.parametrize("path", sorted(NB_DIR.glob("*.ipynb")), ids=lambda p: p.stem)
+def test_parameters_cell_comes_first_and_stands_alone(path):
+    """Papermill injects its values right after this cell: nothing before it may be needed to run it."""
+    book = _load(path.stem)
+    first_code = next(c for c in book.cells if c.cell_type == "code")
+    assert "parameters" in first_code.metadata.get("tags", []), "the `parameters` cell is the first code cell"
+    namespace: dict = {}
+    exec(compile(first_code.source, f"{path.stem}:parameters", "exec"), namespace)  # a fresh namespace: no imports
+    assert _declared(first_code) <= set(namespace)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_setup_is_one_package_call(name):
+    """Dataset, atlas and summary come from `prepare(...)`, called once, never pasted as its parts."""
+    calls = [node.func for c in _load(name).cells if c.cell_type == "code"
+             for node in ast.walk(ast.parse(c.source)) if isinstance(node, ast.Call)]
+    called = [f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else "" for f in calls]
+    assert called.count("prepare") == 1
+    assert not {"prepare_dataset", "build_atlas", "load_dataset"} & set(called)
 
 
 @pytest.mark.parametrize("path", sorted(NB_DIR.glob("*.ipynb")), ids=lambda p: p.stem)
