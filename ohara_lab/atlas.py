@@ -261,9 +261,13 @@ class Atlas:
         return answer(self, question, **overrides)
 
     def feedback(self, query: str, node_id: str, rank: int | None, signal: str) -> None:
-        """Store a thumbs up/down on a result (`signal` = positive | negative)."""
+        """Store a thumbs up/down on a result (`signal` = positive | negative, `rank` 1-based or None)."""
         if signal not in ("positive", "negative"):
             raise UsageError(f"signal must be 'positive' or 'negative', got {signal!r}")
+        if rank is not None and rank < 1:
+            raise UsageError(f"rank is 1-based, got {rank}")
+        if not self.store.get_nodes([node_id]):  # a mistyped id would count against no result
+            raise UsageError(f"no node {node_id!r} in the atlas")
         self.store.add_feedback(query, query_hash(query), node_id, rank, signal)
 
     def embed(self, *, embedder: str | None = None, progress: bool = True) -> dict[str, Any]:

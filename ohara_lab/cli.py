@@ -365,6 +365,20 @@ def answer(question: str, atlas: str | None, cor: bool, agent: bool, as_json: bo
 
 
 @main.command()
+@click.argument("query_text", metavar="QUERY")
+@click.argument("node_id")
+@click.option("--signal", type=click.Choice(["positive", "negative"]), required=True, help="thumbs up or down")
+@click.option("--rank", type=int, default=None, help="the result's 1-based rank in the query's list")
+@click.option("--atlas", help=ATLAS_HELP)
+@fail_cleanly
+def feedback(query_text: str, node_id: str, signal: str, rank: int | None, atlas: str | None) -> None:
+    """Store a thumbs up/down on one result of QUERY (`Atlas.feedback`); REFEED and the analytics read them."""
+    with _open(atlas) as a:
+        a.feedback(query_text, node_id, rank, signal)
+    click.echo(f"stored {signal} feedback on {node_id}" + (f" at rank {rank}" if rank is not None else ""))
+
+
+@main.command()
 @click.option("--atlas", help=ATLAS_HELP)
 @click.option("--embedder", default=None, help="auto | minilm | wordllama | gemini (default: OHARA_EMBEDDER)")
 @fail_cleanly

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from ohara_lab.errors import UsageError
 from ohara_lab.eval import abstention
 from ohara_lab.eval.build import build_atlas
-from ohara_lab.eval.datasets.registry import load_dataset
 from ohara_lab.eval.dataset import Dataset
+from ohara_lab.eval.datasets.registry import load_dataset
 
 FIXTURE = Path(__file__).parent / "fixtures" / "runner"
 GRID = {"families": (1, 2, 3, 4), "pctls": (0.0, 0.75, 0.95), "bases": ("full", "no_many_angle")}
@@ -41,7 +42,7 @@ def test_shortcut_equals_full_queries(undated, monkeypatch):
 def test_needs_unanswerable_queries(undated):
     ds, built = undated
     answerable = Dataset("a", ds.documents, [q for q in ds.queries if not q.is_null])
-    with pytest.raises(Exception, match="no unanswerable"):
+    with pytest.raises(UsageError, match="no unanswerable"):
         abstention.abstention_sweep(built, answerable)
 
 

@@ -1,7 +1,7 @@
 """The runner's own logic on a stub atlas: hit mapping, top-5 Principal, latency, errors, skips, comparisons."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError, dataclass, field
 from types import SimpleNamespace
 
 import pytest
@@ -187,6 +187,6 @@ def test_unknown_config_in_a_matrix_is_a_usage_error():
 
 
 def test_eval_config_records_are_frozen():
-    with pytest.raises(Exception):
+    with pytest.raises(FrozenInstanceError):
         CONFIGS["full"].name = "x"  # type: ignore[misc]
     assert isinstance(CONFIGS["full"], EvalConfig)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ohara_lab import Atlas
-from ohara_lab.errors import EmbeddingError
+from ohara_lab.errors import EmbeddingError, UsageError
 from ohara_lab.retrieval.hits import PHASES
 
 from tests.support import OFFLINE
@@ -120,8 +120,11 @@ def test_feedback_is_stored(samples_atlas_dir, tmp_path):
         r = a.query("patent")
         a.feedback("patent", r.results[0].id, 1, "positive")
         assert [f["node_id"] for f in a.store.feedback()] == [r.results[0].id]
-        with pytest.raises(Exception):
+        with pytest.raises(UsageError, match="signal must be"):
             a.feedback("patent", r.results[0].id, 1, "meh")
+        with pytest.raises(UsageError, match="no node"):
+            a.feedback("patent", "paragraphs/no-such-node", 1, "positive")
+        assert len(a.store.feedback()) == 1
 
 
 def test_vectors_of_another_model_are_an_error(samples_atlas_dir, tmp_path):
