@@ -65,7 +65,10 @@ PROVIDERS = ("auto", "gemini", "offline")
 
 def gemini_available() -> bool:
     """True when the `gemini` extra (google-genai and tenacity) is importable."""
-    return all(importlib.util.find_spec(mod) is not None for mod in ("google.genai", "tenacity"))
+    try:
+        return all(importlib.util.find_spec(mod) is not None for mod in ("google.genai", "tenacity"))
+    except ModuleNotFoundError:  # find_spec imports the parent: without `google` it raises, not None
+        return False
 
 
 def get_provider(settings: Settings, cache_dir: str | Path | None = None, **options: Any) -> LLMProvider:

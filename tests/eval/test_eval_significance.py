@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from ohara_lab.errors import UsageError
 from ohara_lab.eval.significance import (
     bootstrap_ci, compare, paired_randomization_test, paired_scores,
 )
+
+stats = pytest.importorskip("scipy.stats", reason="scipy is the reference implementation (dev extra)")
 
 
 def _rows(values, metric="mrr@10", prefix="q"):

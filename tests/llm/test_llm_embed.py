@@ -5,7 +5,10 @@ import numpy as np
 import pytest
 
 from gemini_stub import embed_reply, error_reply, stub_vector
-from ohara_lab.embed.gemini import GeminiEmbedder
+
+pytest.importorskip("google.genai", reason="GeminiEmbedder is the google-genai client: needs the gemini extra")
+
+from ohara_lab.embed.gemini import GeminiEmbedder  # noqa: E402
 from ohara_lab.errors import EmbeddingError, UsageError
 
 

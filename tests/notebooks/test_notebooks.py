@@ -14,10 +14,11 @@ import ast
 import json
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from ohara_lab.eval.reproduce import DATASET_JOBS, NOTEBOOKS, full_jobs
+
+nbformat = pytest.importorskip("nbformat", reason="running notebooks needs papermill (dev or lab extra)")
 
 ROOT = Path(__file__).resolve().parents[2]
 NB_DIR = ROOT / "notebooks"
