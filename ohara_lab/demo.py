@@ -1,7 +1,7 @@
 """`ohara demo`: ingest the shipped sample corpus, ask one question, print the tiers."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .atlas import Atlas
 from .render import render_tiers

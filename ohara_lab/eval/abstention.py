@@ -18,7 +18,8 @@ the tier (self-RAG, rerank, integrity verification) every point runs as full que
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..errors import UsageError
 from ..retrieval.temporal import prior, prior_applies, reference_day

@@ -14,13 +14,14 @@ A metric with no query to average over is `None`, never 0.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
+from ..errors import UsageError
 from . import metrics as m
 from .dataset import Dataset, EvalQuery, MatcherKind
 from .matchers import RankedItem, hit_ranks, matcher_for
-from ..errors import UsageError
 
 HITS_KS: tuple[int, ...] = (4, 10)
 RECALL_KS: tuple[int, ...] = (2, 5, 10)

@@ -17,8 +17,9 @@ Caveat, measured rather than hidden: an extractive answer is up to three sentenc
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .build import BuiltAtlas
 from .configs import get_configs

@@ -11,8 +11,8 @@ down documents of other held-out queries; this repeats until nothing changes).
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Mapping, Sequence
 
 from ..errors import UsageError
 from .dataset import Dataset, DatasetError, EvalQuery

@@ -6,8 +6,9 @@ the input of every rank metric in `ohara_lab.eval.metrics`.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Protocol, Sequence
+from typing import Protocol
 
 from .dataset import EvalQuery, MatcherKind
 

@@ -18,7 +18,7 @@ items, whereas a ranx run holds each document once; the numbers then differ.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from .matchers import RankedItem
 

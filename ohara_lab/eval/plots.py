@@ -5,7 +5,8 @@ the notebooks only show and save them.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from .paper import ABSTENTION_POINT, TOPK_POINT
 

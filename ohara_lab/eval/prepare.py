@@ -6,6 +6,7 @@
 `build_atlas` opens the cached atlas or ingests it, and the summary is one table of what
 both did, so a notebook shows where its numbers come from without pasting the same cell.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -46,8 +47,9 @@ def prepare(
     The arguments are `prepare_dataset`'s and `build_atlas`'s (`dataset_kw` goes to the
     dataset loader); the caller closes `built` when done with the atlas.
     """
-    ds = prepare_dataset(dataset, data_dir, limit=limit, distractors=distractors, unanswerable=unanswerable,
-                         seed=seed, **dataset_kw)
+    ds = prepare_dataset(
+        dataset, data_dir, limit=limit, distractors=distractors, unanswerable=unanswerable, seed=seed, **dataset_kw
+    )
     built = build_atlas(ds, cache_dir, embedder=embedder, rebuild=rebuild, batch_size=batch_size, progress=progress)
     return Prepared(ds, built, summary_frame(ds, built))
 

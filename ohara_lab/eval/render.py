@@ -7,7 +7,8 @@ atlas built here holds the same text the paper's numbers were measured on.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 
 def js_slug(text: str | None, max_len: int = 60) -> str:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import csv
 import json
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from .runner import MatrixRun
 
@@ -109,7 +110,7 @@ def significance_rows(run: MatrixRun) -> list[dict[str, Any]]:
         for metric, c in by_metric.items():
             if c is None:
                 continue
-            rows.append({"config": name, "baseline": run.baseline, "metric": metric, **comparison_dict(c)})
+            rows.append({"config": name, "baseline": run.baseline, "metric": metric, **(comparison_dict(c) or {})})
     return rows
 
 

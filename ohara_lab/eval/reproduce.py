@@ -18,9 +18,10 @@ temporal prior's "today" is pinned, so nothing depends on the process or its has
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from ..errors import UsageError
 from .paths import REPO_ROOT, default_data_dir

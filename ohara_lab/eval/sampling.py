@@ -7,7 +7,8 @@ shipped 200-paper / 150-question / 500-query selections from the official files.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 T = TypeVar("T")
 _MASK = 0xFFFFFFFF

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from ..errors import UsageError
 from ..ids import query_hash
@@ -42,7 +43,9 @@ HIGH_SUGGESTIONS = {"OHARA_CROSS_DOC_WEIGHT": "0.6", "OHARA_CROSS_DOC_EXPAND_DEP
 # ---------------------------------------------------------------------- splits and grid
 
 
-def split_queries(dataset: Dataset, tune_fraction: float = 0.5, seed: int = DEFAULT_SEED) -> tuple[list[str], list[str]]:
+def split_queries(
+    dataset: Dataset, tune_fraction: float = 0.5, seed: int = DEFAULT_SEED
+) -> tuple[list[str], list[str]]:
     """(tune ids, test ids): disjoint, seeded, stratified by question type, in dataset order."""
     if not 0.0 < tune_fraction < 1.0:
         raise UsageError(f"tune_fraction must be strictly between 0 and 1, got {tune_fraction}")

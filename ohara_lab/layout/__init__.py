@@ -5,6 +5,7 @@ a disc of its structure. `build_layout(map_input, ontology)` returns a
 `MapLayout` of plain arrays that `ohara_lab.widgets` turns into pythreejs
 objects and `plot_map` draws with matplotlib. Nothing here imports Jupyter.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -29,10 +30,26 @@ from ohara_lab.layout.synthetic import TreeOntology
 from ohara_lab.layout.time_axis import RESOLUTIONS
 
 __all__ = [
-    "COLOR_MODES", "DEFAULT_EDGE_KINDS", "NODE_KINDS", "RESOLUTIONS", "TAG_TETHER", "TEXT_KINDS",
-    "DocumentInput", "EdgeInput", "EntityInput", "MapInput", "MapLayout", "OntologyCategories",
-    "SectionInput", "TextNodeInput", "TreeOntology", "build_layout", "plot_map", "text_kind",
-    "MAP_RELATIONS", "map_input_from_atlas",
+    "COLOR_MODES",
+    "DEFAULT_EDGE_KINDS",
+    "NODE_KINDS",
+    "RESOLUTIONS",
+    "TAG_TETHER",
+    "TEXT_KINDS",
+    "DocumentInput",
+    "EdgeInput",
+    "EntityInput",
+    "MapInput",
+    "MapLayout",
+    "OntologyCategories",
+    "SectionInput",
+    "TextNodeInput",
+    "TreeOntology",
+    "build_layout",
+    "plot_map",
+    "text_kind",
+    "MAP_RELATIONS",
+    "map_input_from_atlas",
 ]
 
 

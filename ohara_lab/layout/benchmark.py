@@ -3,6 +3,7 @@
 The corpus mirrors the original's largest benchmark row (200 documents,
 ~12.3k nodes, spec §6), where the browser needed 2.3 s per rebuild.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,7 +19,6 @@ from ohara_lab.layout.colors import COLOR_MODES
 from ohara_lab.layout.maplayout import MapLayout
 from ohara_lab.layout.scene import build_layout
 from ohara_lab.layout.synthetic import synthetic_map_input, synthetic_ontology
-
 
 T = TypeVar("T")
 
@@ -42,9 +42,11 @@ def main(argv: list[str] | None = None) -> None:
 
     corpus = synthetic_map_input(args.docs, seed=args.seed)
     ontology = synthetic_ontology()
-    print(f"corpus: {len(corpus.documents)} docs, {len(corpus.sections)} sections, "
-          f"{len(corpus.text_nodes)} text nodes, {len(corpus.entities)} entities "
-          f"= {corpus.node_count()} nodes; {len(corpus.edges)} edges")
+    print(
+        f"corpus: {len(corpus.documents)} docs, {len(corpus.sections)} sections, "
+        f"{len(corpus.text_nodes)} text nodes, {len(corpus.entities)} entities "
+        f"= {corpus.node_count()} nodes; {len(corpus.edges)} edges"
+    )
     for mode in COLOR_MODES:
         best, median, layout = _timed(functools.partial(build_layout, corpus, ontology, color_mode=mode), args.repeat)
         print(f"build_layout {mode:<12} min {best * 1000:7.1f} ms   median {median * 1000:7.1f} ms")
@@ -52,8 +54,10 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "map.npz"
         best, median, _ = _timed(functools.partial(layout.to_npz, path), args.repeat)
-        print(f"to_npz                    min {best * 1000:7.1f} ms   median {median * 1000:7.1f} ms   "
-              f"({path.stat().st_size / 1e6:.2f} MB on disk)")
+        print(
+            f"to_npz                    min {best * 1000:7.1f} ms   median {median * 1000:7.1f} ms   "
+            f"({path.stat().st_size / 1e6:.2f} MB on disk)"
+        )
         best, median, _ = _timed(functools.partial(MapLayout.from_npz, path), args.repeat)
         print(f"from_npz                  min {best * 1000:7.1f} ms   median {median * 1000:7.1f} ms")
 

@@ -10,6 +10,7 @@ positions themselves (the original's fix for instanced-mesh bounds, §9.1-10).
 Choice made here: maxDim is at least one time bucket (220), so a single point
 still gets a usable distance.
 """
+
 from __future__ import annotations
 
 import math

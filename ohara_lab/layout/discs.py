@@ -15,6 +15,7 @@ Changed from the original on purpose: it never placed paragraphs and tables
 Here all text nodes of a document (paragraphs, figures, tables) take one more
 ring outside the sections, by the same ringR rule, in reading order.
 """
+
 from __future__ import annotations
 
 import math
@@ -41,7 +42,9 @@ class DiscPlacement:
     disc_radius: np.ndarray  # (n_docs,)
 
 
-def _ring_groups(doc: np.ndarray, ring: np.ndarray, position: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
+def _ring_groups(
+    doc: np.ndarray, ring: np.ndarray, position: np.ndarray
+) -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
     """Sort nodes by (doc, ring, position, input order); return the order and its runs.
 
     Each run is (start, stop, doc, ring) over the sorted order: the nodes that

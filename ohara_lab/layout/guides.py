@@ -1,12 +1,13 @@
 """Reading aids of the map: topic-column spines and depth rings (spec §6 "Guides").
 
-    depth rings     radius 700·sqrt(d/5), d = 1..5, at z = floor
-    topic columns   at every category of depth ≤ 2, at (700·sqrt(depth/5), theta),
-                    from z = floor to max(maxZ, 220) + 80,
-                    coloured by L1 group: Abstract #2d6a9f, Physical #7a3d8c, otherwise #5a4530
-    floor           −80, or 80 below the undated slab when there is one (ours: the
-                    slab lies below the original's floor)
+depth rings     radius 700·sqrt(d/5), d = 1..5, at z = floor
+topic columns   at every category of depth ≤ 2, at (700·sqrt(depth/5), theta),
+                from z = floor to max(maxZ, 220) + 80,
+                coloured by L1 group: Abstract #2d6a9f, Physical #7a3d8c, otherwise #5a4530
+floor           −80, or 80 below the undated slab when there is one (ours: the
+                slab lies below the original's floor)
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -58,7 +59,9 @@ def build_guides(
         angles=np.array([layout[c].theta for c in names], dtype=np.float32),
         radii=np.array([depth_radius(d) for d in depths], dtype=np.float32),
         groups=groups,
-        colors=np.array([hex_to_rgb(L1_COLORS.get(g, OTHER_L1_COLOR)) for g in groups], dtype=np.float32).reshape(-1, 3),
+        colors=np.array([hex_to_rgb(L1_COLORS.get(g, OTHER_L1_COLOR)) for g in groups], dtype=np.float32).reshape(
+            -1, 3
+        ),
         z0=z0,
         z1=max(max_z, MIN_TOP) + MARGIN,
         ring_radii=np.array([depth_radius(d) for d in range(1, MAX_DEPTH + 1)], dtype=np.float32),

@@ -5,6 +5,7 @@ Java `String.hashCode` recurrence. JavaScript keeps it in a signed 32-bit
 integer (`| 0`); we keep the same bits as an unsigned int, which gives the same
 results for `h & mask` and for the unsigned shift `h >>> k` the spec uses.
 """
+
 from __future__ import annotations
 
 

@@ -4,6 +4,7 @@ Saved as one `.npz`: every array under its dotted field name, and every
 string, list and scalar in one JSON document (`__meta__`), so loading never
 needs pickle (`np.load(..., allow_pickle=False)`).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -88,7 +89,8 @@ class MapLayout:
         arrays, meta = _flatten(self)
         meta["format"], meta["version"] = FORMAT, FORMAT_VERSION
         with open(path, "wb") as fh:
-            np.savez_compressed(fh, **arrays, **{_META_KEY: np.array(json.dumps(meta))})
+            # numpy's stub types **kwds as the bool after them (allow_pickle): a stub quirk, not a bug
+            np.savez_compressed(fh, **arrays, **{_META_KEY: np.array(json.dumps(meta))})  # type: ignore[arg-type]
 
     @classmethod
     def from_npz(cls, path: str | os.PathLike[str]) -> MapLayout:

@@ -21,6 +21,7 @@ angle; a text node outside any section counts its document's centre as its
 holder; a tag's count is the number of visible text nodes carrying it (ties
 keep first-seen order).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -61,7 +62,9 @@ def _hash_angle(h: np.ndarray) -> np.ndarray:
     return (h & 0x7FFF).astype(np.float64) / 0x7FFF * 2 * np.pi
 
 
-def push_out(anchor_xy: np.ndarray, centre_xy: np.ndarray, distance: float, keys: Sequence[str], jitter_span: float) -> np.ndarray:
+def push_out(
+    anchor_xy: np.ndarray, centre_xy: np.ndarray, distance: float, keys: Sequence[str], jitter_span: float
+) -> np.ndarray:
     """anchor + distance·unit(anchor − centre) + jitter; the hash angle stands in for a zero direction."""
     anchor_xy = np.asarray(anchor_xy, dtype=np.float64).reshape(-1, 2)
     h = _hashes(keys)
@@ -102,10 +105,12 @@ def place_entities(
         counts = np.bincount(owner, minlength=n)[known][:, None]
         sums = np.column_stack([np.bincount(owner, weights=doc_xyz[flat, k], minlength=n)[known] for k in range(3)])
         means = sums / counts
-        xyz[known, :2] = push_out(means[:, :2], centre, distance, [keys[i] for i in np.flatnonzero(known)], ENTITY_JITTER)
+        xyz[known, :2] = push_out(
+            means[:, :2], centre, distance, [keys[i] for i in np.flatnonzero(known).tolist()], ENTITY_JITTER
+        )
         xyz[known, 2] = means[:, 2]
     if (~known).any():
-        h = _hashes([keys[i] for i in np.flatnonzero(~known)])
+        h = _hashes([keys[i] for i in np.flatnonzero(~known).tolist()])
         angle = _hash_angle(h)
         xyz[~known, 0] = centre[0] + distance * np.cos(angle)
         xyz[~known, 1] = centre[1] + distance * np.sin(angle)
@@ -133,6 +138,8 @@ def place_tags(
         return Satellites(np.zeros((0, 3)), np.zeros(0))
     means = np.array([np.asarray(h, dtype=np.float64).reshape(-1, 3).mean(axis=0) for h in holder_xyz])
     xyz = np.empty((n, 3))
-    xyz[:, :2] = push_out(means[:, :2], np.asarray(doc_centre_xy, dtype=np.float64), distance + TAG_EXTRA, tags, TAG_JITTER)
+    xyz[:, :2] = push_out(
+        means[:, :2], np.asarray(doc_centre_xy, dtype=np.float64), distance + TAG_EXTRA, tags, TAG_JITTER
+    )
     xyz[:, 2] = means[:, 2]
     return Satellites(xyz, tag_size(np.asarray(counts)))

@@ -10,6 +10,7 @@ Time ticks carry the timeline's labels, thinned to a readable count (the
 undated slab's label, first on the ruler, is always kept). Uses the object-oriented API only (no
 pyplot), so it needs no GUI backend and leaves global matplotlib state alone.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -33,8 +34,10 @@ def _segments(layout: MapLayout, axes: tuple[int, ...]) -> np.ndarray:
 
 
 def _title(layout: MapLayout) -> str:
-    return (f"{len(layout.discs.document_ids)} documents · {len(layout)} nodes · "
-            f"{layout.timeline.resolution} · {layout.color_mode}")
+    return (
+        f"{len(layout.discs.document_ids)} documents · {len(layout)} nodes · "
+        f"{layout.timeline.resolution} · {layout.color_mode}"
+    )
 
 
 def _plot_3d(layout: MapLayout, ax: Axes) -> None:
@@ -42,7 +45,9 @@ def _plot_3d(layout: MapLayout, ax: Axes) -> None:
 
     p = layout.positions
     if len(layout.edges):
-        ax.add_collection3d(Line3DCollection(_segments(layout, (0, 1, 2)), colors=[EDGE_COLOR], linewidths=0.3, alpha=0.2))
+        ax.add_collection3d(
+            Line3DCollection(_segments(layout, (0, 1, 2)), colors=[EDGE_COLOR], linewidths=0.3, alpha=0.2)
+        )
     g = layout.guides
     gx, gy = g.radii * np.cos(g.angles), g.radii * np.sin(g.angles)
     spines = [[(x, y, g.z0), (x, y, g.z1)] for x, y in zip(gx, gy)]
@@ -53,7 +58,9 @@ def _plot_3d(layout: MapLayout, ax: Axes) -> None:
     circle = np.linspace(0, 2 * np.pi, 97)
     for r in g.ring_radii:
         ax.plot(r * np.cos(circle), r * np.sin(circle), np.full_like(circle, g.z0), color=EDGE_COLOR, lw=0.4, alpha=0.4)
-    ax.scatter(p[:, 0], p[:, 1], p[:, 2], c=layout.colors, s=layout.sizes * MARKER_SCALE, depthshade=False, linewidths=0)
+    ax.scatter(
+        p[:, 0], p[:, 1], p[:, 2], c=layout.colors, s=layout.sizes * MARKER_SCALE, depthshade=False, linewidths=0
+    )
     ticks, labels = layout.timeline.thinned(MAX_TICK_LABELS)
     ax.set_zticks(ticks)
     ax.set_zticklabels(labels, fontsize=6)

@@ -18,6 +18,7 @@ Document position: r = 700·sqrt(depth/5) (depth 2 when unknown or 0),
 θ = theta of category(doc.sumo_tags[0]); a document without a placed category
 goes to the origin. Documents sharing (x, y, Z) fan out by 80·(cos, sin)(2πi/n).
 """
+
 from __future__ import annotations
 
 import math

@@ -27,6 +27,7 @@ Changed from the original on purpose:
   multiple of the resolution step), so the whole axis stays labelled;
 * week ticks that land on day 0 of a month are labelled with day 01.
 """
+
 from __future__ import annotations
 
 import math
@@ -182,7 +183,7 @@ def place_in_time(dates: Sequence[str | None], resolution_name: str = "year") ->
     tick_units: list[int] = []
     tick_z = np.zeros(0, dtype=np.float64)
     if dated:
-        buckets = np.array([res.bucket(*_split(units[i])) for i in dated], dtype=np.int64)
+        buckets = np.array([res.bucket(*_split(u)) for u in units if u is not None], dtype=np.int64)
         lo, hi = int(buckets.min()), int(buckets.max())
         if lo == hi:
             # Spec: one shared bucket would stack every document; spread them by date rank.

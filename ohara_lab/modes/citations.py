@@ -107,7 +107,8 @@ def table_rows(markdown: str) -> list[tuple[str, int, int]]:
         stripped = body.strip()
         if stripped.startswith("|") and not _TABLE_RULE.fullmatch(stripped):
             lead = len(body) - len(body.lstrip())
-            lines.append(([c.strip() for c in stripped.strip("|").split("|")], offset + lead, offset + len(body.rstrip())))
+            cells = [c.strip() for c in stripped.strip("|").split("|")]
+            lines.append((cells, offset + lead, offset + len(body.rstrip())))
         offset += len(line)
     if len(lines) < 2:
         return []

@@ -8,6 +8,7 @@ enforces it — so the lists name only classes of that index (the 2010 OWL expor
 lacks several Merge.kif names such as ``Crime`` or ``Religion``, hence the
 nearest present classes below).
 """
+
 from __future__ import annotations
 
 ALIASES: dict[str, tuple[str, ...]] = {

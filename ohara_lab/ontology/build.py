@@ -12,12 +12,13 @@ Writes four files into `out_dir` (the repository's ``ontology/`` by default):
 Each carries ``version`` and ``source`` (SUMO document SHA-256, WordNet version).
 The output depends only on the inputs: no timestamps, sorted keys, gzip mtime 0.
 """
+
 from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from .categories import MAX_CATEGORY_DEPTH, MIN_CATEGORY_DEPTH, MIN_CATEGORY_DESCENDANTS, build_categories
 from .files import (

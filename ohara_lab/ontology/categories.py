@@ -21,6 +21,7 @@ Everything else follows from the hierarchy alone, so the file is corpus-independ
   sunburst's virtual root.
 * ``tag_counts``: how many tags ``map`` sends to each category.
 """
+
 from __future__ import annotations
 
 from collections import Counter, deque
@@ -49,7 +50,8 @@ def select_categories(classes: list[str], parents: Parents) -> tuple[str, list[s
     sizes = subtree_sizes(classes, parents)
     root = main_root(classes, sizes)
     chosen = [
-        c for c in classes
+        c
+        for c in classes
         if primary_chain(c, parents)[-1] == root
         and MIN_CATEGORY_DEPTH <= depth(c, parents) <= MAX_CATEGORY_DEPTH
         and sizes[c] >= MIN_CATEGORY_DESCENDANTS

@@ -5,18 +5,24 @@ format version below; bump it when a file's shape changes) and ``source`` (the
 SUMO document's SHA-256 and the WordNet version it was built from), so a loaded
 file can always be traced back to its inputs. Never pickles (STYLE habit 8).
 """
+
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import OntologyError
 
-if TYPE_CHECKING:  # importlib.resources.abc is 3.11+; only annotations need it
-    from importlib.resources.abc import Traversable
+if TYPE_CHECKING:  # only annotations need it; importlib.resources.abc is 3.11+
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
 
 FORMAT_VERSION = 1
 
@@ -43,9 +49,7 @@ def write_json(path: Path, payload: dict[str, Any]) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     if path.name.endswith(".gz"):
-        with open(tmp, "wb") as raw, gzip.GzipFile(
-            filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0
-        ) as gz:
+        with open(tmp, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as gz:
             gz.write(data)
     else:
         tmp.write_bytes(data + b"\n")
@@ -79,15 +83,11 @@ def data_dir() -> Traversable:
     checkout both work. Raises `OntologyError` when neither holds the files.
     """
     candidates: list[Traversable] = []
-    try:
+    with contextlib.suppress(ModuleNotFoundError):  # a plain checkout has no installed package data
         candidates.append(resources.files(DATA_PACKAGE))
-    except ModuleNotFoundError:
-        pass
     candidates.append(REPO_DATA_DIR)
     for folder in candidates:
         if all(folder.joinpath(name).is_file() for name in ALL_FILES):
             return folder
     looked = ", ".join(str(c) for c in candidates)
-    raise OntologyError(
-        f"SUMO ontology files ({', '.join(ALL_FILES)}) not found (looked in {looked}); {BUILD_HINT}"
-    )
+    raise OntologyError(f"SUMO ontology files ({', '.join(ALL_FILES)}) not found (looked in {looked}); {BUILD_HINT}")

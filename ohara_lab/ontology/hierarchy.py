@@ -3,10 +3,11 @@
 SUMO has multiple inheritance and, in its OWL translation, the odd cycle, so every
 walk here remembers what it has visited.
 """
+
 from __future__ import annotations
 
 from collections import deque
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 Parents = Mapping[str, Sequence[str]]
 
@@ -70,7 +71,7 @@ def children_of(parents: Parents) -> dict[str, list[str]]:
 
 def subtree_sizes(nodes: Iterable[str], parents: Parents) -> dict[str, int]:
     """Number of distinct descendants of each node (over all parents; the node itself excluded)."""
-    sizes = {n: 0 for n in nodes}
+    sizes = dict.fromkeys(nodes, 0)
     for node in list(sizes):
         for anc in all_ancestors(node, parents):
             if anc in sizes:

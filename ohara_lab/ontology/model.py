@@ -1,10 +1,13 @@
 """`Ontology`: the loaded SUMO index, hierarchy, categories and tagger behind one object."""
+
 from __future__ import annotations
 
 import functools
+import sys
 import threading
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 from ..errors import OntologyError
 from . import hierarchy
@@ -22,8 +25,11 @@ from .files import (
 from .resolve import TagResolution, TagResolver
 from .tagger import Tagger, top_k
 
-if TYPE_CHECKING:  # importlib.resources.abc is 3.11+; only annotations need it
-    from importlib.resources.abc import Traversable
+if TYPE_CHECKING:  # only annotations need it; importlib.resources.abc is 3.11+
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
 
 # Short queries have few terms and no context to rank senses by, so every
 # content term gets a say (round-robin) and a lower floor than paragraphs.
@@ -38,10 +44,18 @@ class Ontology:
     that tags text.
     """
 
-    def __init__(self, index: dict[str, Any], hierarchy_file: dict[str, Any], categories: dict[str, Any],
-                 lexicon_source: Traversable | Path):
-        sources = {index["source"]["sumo_sha256"], hierarchy_file["source"]["sumo_sha256"],
-                   categories["source"]["sumo_sha256"]}
+    def __init__(
+        self,
+        index: dict[str, Any],
+        hierarchy_file: dict[str, Any],
+        categories: dict[str, Any],
+        lexicon_source: Traversable | Path,
+    ):
+        sources = {
+            index["source"]["sumo_sha256"],
+            hierarchy_file["source"]["sumo_sha256"],
+            categories["source"]["sumo_sha256"],
+        }
         if len(sources) != 1:
             raise OntologyError(f"ontology files come from different SUMO builds ({sorted(sources)}); {BUILD_HINT}")
         self.source: dict[str, str] = dict(index["source"])
@@ -55,7 +69,7 @@ class Ontology:
         self._lock = threading.Lock()
 
     @classmethod
-    def from_dir(cls, folder: Traversable | Path | str) -> "Ontology":
+    def from_dir(cls, folder: Traversable | Path | str) -> Ontology:
         """Load the derived files from `folder` (as written by `build_ontology`)."""
         root: Traversable | Path = Path(folder) if isinstance(folder, str) else folder
         missing = [n for n in ALL_FILES if not root.joinpath(n).is_file()]

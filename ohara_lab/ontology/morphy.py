@@ -7,14 +7,30 @@ and adjectives (``-er``, ``-est``). Unlike morphy we do not know a token's part 
 speech, so all rules are tried, e-restoring variants before bare ones ("mined" →
 "mine" before "min") and longer suffixes before shorter ones.
 """
+
 from __future__ import annotations
 
-from typing import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 SUFFIX_RULES: tuple[tuple[str, str], ...] = (
-    ("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("ses", "s"), ("xes", "x"), ("zes", "z"),
-    ("men", "man"), ("ing", "e"), ("ing", ""), ("ed", "e"), ("ed", ""), ("es", "e"), ("es", ""),
-    ("s", ""), ("er", ""), ("er", "e"), ("est", ""), ("est", "e"),
+    ("ies", "y"),
+    ("ches", "ch"),
+    ("shes", "sh"),
+    ("ses", "s"),
+    ("xes", "x"),
+    ("zes", "z"),
+    ("men", "man"),
+    ("ing", "e"),
+    ("ing", ""),
+    ("ed", "e"),
+    ("ed", ""),
+    ("es", "e"),
+    ("es", ""),
+    ("s", ""),
+    ("er", ""),
+    ("er", "e"),
+    ("est", ""),
+    ("est", "e"),
 )
 
 

@@ -1,4 +1,5 @@
 """Spelling helpers for SUMO names: normalisation and CamelCase splitting."""
+
 from __future__ import annotations
 
 import re

@@ -22,6 +22,7 @@ OWL", 2010, read and checked by hand):
   which we attach to the relation's ``rdfs:range`` class (``CurrencyMeasure``) as a
   ``subsuming`` link at most. ``anti…Relation`` links state a mismatch and are ignored.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -178,4 +179,4 @@ def _wordnet_links(graph: rdflib.Graph, classes: dict[str, SumoClass]) -> list[W
                 if range_name in classes:
                     weaker = "instance" if relation == "instance" else "subsuming"
                     links.add(WordNetLink(range_name, weaker, pos, offset))
-    return sorted(links, key=lambda l: (l.pos, l.offset, l.cls, l.relation))
+    return sorted(links, key=lambda link: (link.pos, link.offset, link.cls, link.relation))

@@ -13,11 +13,12 @@ Spec §2.8. Each candidate is tried, in order, by
 Unresolved candidates are dropped and logged; the output is de-duplicated in
 order, and ``resolved_map`` lists only candidates whose canonical name differs.
 """
+
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
 
 from .aliases import ALIASES
 from .names import normalise, split_camel

@@ -28,12 +28,13 @@ Steps, all deterministic:
 5. **Select** the top *k* by score (ties by name), keeping only classes with at
    least `MIN_RELATIVE_SCORE` of the best score.
 """
+
 from __future__ import annotations
 
 import math
 import re
 from collections import Counter, defaultdict
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from .hierarchy import Parents
 from .morphy import base_forms
@@ -54,7 +55,7 @@ class Tagger:
 
     def __init__(
         self,
-        terms: Mapping[str, Sequence[Sequence[object]]],
+        terms: Mapping[str, Sequence[Sequence[str | float]]],  # term -> [[class, weight], ...]
         exceptions: Mapping[str, str],
         parents: Parents,
         descendants: Mapping[str, int],
@@ -100,8 +101,9 @@ class Tagger:
         bases = list(base_forms(token, self._exceptions))
         lemma = token if token in terms else next((b for b in bases if b in terms), None)
         # Inside a phrase a base form need not be a term on its own ("bodies of water").
-        phrase_base = lemma if lemma is not None and lemma != token else next(
-            (b for b in bases if b in self._phrase_words), None)
+        phrase_base = (
+            lemma if lemma is not None and lemma != token else next((b for b in bases if b in self._phrase_words), None)
+        )
         forms = (lemma, phrase_base)
         if len(self._forms) < 500_000:  # bounded: vocabularies are Zipfian, this is never reached in practice
             self._forms[token] = forms
@@ -109,9 +111,8 @@ class Tagger:
 
     def tokens(self, text: str) -> list[str]:
         out: list[str] = []
-        for tok in _TOKEN.findall(text.lower()):
-            if tok.endswith("'s"):
-                tok = tok[:-2]
+        for raw in _TOKEN.findall(text.lower()):
+            tok = raw[:-2] if raw.endswith("'s") else raw
             if "-" in tok and self.lemma(tok) is None:
                 out.extend(p for p in tok.split("-") if p)
             else:
@@ -160,8 +161,9 @@ class Tagger:
                 found.append(best)
                 i += best_len
                 continue
-            if lemmas[i] is not None:
-                found.append(lemmas[i])
+            lemma = lemmas[i]
+            if lemma is not None:
+                found.append(lemma)
             i += 1
         return found
 

@@ -16,6 +16,7 @@ keep the hypernym ones (``@``, instance ``@i``) and, for adjective satellites,
 ``&`` (similar to its head adjective), so a synset SUMO does not link can borrow
 the links of the synset above it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -88,8 +89,7 @@ def read_wordnet(wordnet_dir: str | Path) -> WordNet:
                 parts = line.split()
                 if len(parts) >= 2:
                     bases = exceptions.setdefault(normalise_lemma(parts[0]), [])
-                    for base in parts[1:]:
-                        base = normalise_lemma(base)
+                    for base in map(normalise_lemma, parts[1:]):
                         if base not in bases:
                             bases.append(base)
     return WordNet(version="3.0", synsets=synsets, senses=senses, exceptions=exceptions, hypernyms=hypernyms)

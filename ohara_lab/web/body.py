@@ -49,7 +49,7 @@ def read_capped(response: httpx.Response, url: str, limit: int, deadline: float)
     return bytes(out)
 
 
-def _inflate_into(out: bytearray, inflate: "zlib._Decompress", raw: bytes, url: str, limit: int) -> None:
+def _inflate_into(out: bytearray, inflate: zlib._Decompress, raw: bytes, url: str, limit: int) -> None:
     data = raw
     while data:
         try:

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from hashlib import sha256
-from typing import Callable
 from urllib.parse import urlsplit
 
 from ..errors import BlockedURL, FetchError, ParseError

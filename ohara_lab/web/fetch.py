@@ -11,9 +11,10 @@ Last-Modified) that the server answers with 304 returns `not_modified`.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.cookiejar import CookieJar, DefaultCookiePolicy
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import urljoin
 
 import httpcore
@@ -77,7 +78,7 @@ class Fetcher:
     def close(self) -> None:
         self.client.close()
 
-    def __enter__(self) -> "Fetcher":
+    def __enter__(self) -> Fetcher:
         return self
 
     def __exit__(self, *exc: Any) -> None:

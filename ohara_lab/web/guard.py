@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpcore
@@ -81,7 +82,7 @@ def resolve(host: str, port: int) -> list[Address]:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as e:
         raise BlockedURL(host, f"cannot resolve host: {e}") from None
-    return list(dict.fromkeys(ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos))
+    return list(dict.fromkeys(ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos))
 
 
 def permitted_address(host: str, port: int, allow_private: bool) -> Address:

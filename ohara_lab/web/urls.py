@@ -68,5 +68,4 @@ def _remove_dot_segments(path: str) -> str:
     """RFC 3986 §5.2.4, through urljoin (which implements it) against a neutral base."""
     if "." not in path:
         return path
-    resolved = urlsplit(urljoin("http://x/", path)).path
-    return resolved
+    return urlsplit(urljoin("http://x/", path)).path

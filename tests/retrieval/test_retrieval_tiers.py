@@ -1,4 +1,3 @@
-import pytest
 
 from ohara_lab.retrieval.hits import Contribution, Fused
 from ohara_lab.retrieval.tiers import is_corroborated, principal, score_floor

@@ -1,9 +1,11 @@
 """File helpers shared by the loaders: locate a dataset folder, read JSON with clear errors."""
+
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ..dataset import DatasetError
 
@@ -42,15 +44,16 @@ def check_records(raw: Any, path: Path, keys: tuple[str, ...], noun: str) -> lis
     """`raw` (parsed from `path`) if it is a list of objects holding every one of `keys`."""
     expect(isinstance(raw, list), path, f"expected a JSON list of {noun}s")
     for i, item in enumerate(raw):
-        expect(isinstance(item, dict) and all(k in item for k in keys), path,
-               f"{noun} {i} lacks one of {', '.join(keys)}")
+        expect(
+            isinstance(item, dict) and all(k in item for k in keys), path, f"{noun} {i} lacks one of {', '.join(keys)}"
+        )
     return raw
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
     """(1-based line number, parsed object) for every non-blank line."""
     try:
-        fh = open(path, encoding="utf-8")
+        fh = open(path, encoding="utf-8")  # noqa: SIM115 - opened apart so only the open reads as "file not found"
     except FileNotFoundError:
         raise DatasetError(path, "file not found") from None
     with fh:
@@ -67,4 +70,3 @@ def expect(cond: bool, path: Path, reason: str, line: int | None = None) -> None
     """Raise a `DatasetError` naming the file (and line) unless `cond` holds."""
     if not cond:
         raise DatasetError(path, reason, line=line)
-

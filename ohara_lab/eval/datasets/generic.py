@@ -6,12 +6,14 @@
 `queries.jsonl`, one query per line:
     {"id": "q1", "question": "…", "gold_doc_ids": ["d1"], "gold_evidence": ["…"],
      "question_type": "…", "unanswerable": false, "answer": "…", "as_of": "2005-06-30"}
-    (all but `id`, `question` optional; `as_of` asks the query of the corpus as it stood on that date; an answerable query needs `gold_doc_ids`, or
-    `gold_evidence` under the paragraph matcher; an unanswerable one must have no gold ids)
+    (all but `id`, `question` optional; `as_of` asks the query of the corpus as it stood on that
+    date; an answerable query needs `gold_doc_ids`, or `gold_evidence` under the paragraph
+    matcher; an unanswerable one must have no gold ids)
 
 Documents whose `text` does not start with a `# ` heading get `# title` prepended, so
 every document ingests with its title.
 """
+
 from __future__ import annotations
 
 from datetime import date
@@ -46,8 +48,12 @@ def read_documents(path: Path) -> list[EvalDocument]:
     for line, row in iter_jsonl(path):
         expect(isinstance(row, dict), path, "expected a JSON object", line)
         for key in ("id", "title", "text"):
-            expect(isinstance(row.get(key), str) and bool(row[key].strip()), path,
-                   f"field {key!r} must be a non-empty string", line)
+            expect(
+                isinstance(row.get(key), str) and bool(row[key].strip()),
+                path,
+                f"field {key!r} must be a non-empty string",
+                line,
+            )
         for key in ("published_at", "source"):
             expect(row.get(key) is None or isinstance(row[key], str), path, f"field {key!r} must be a string", line)
         doc_id = row["id"]
@@ -56,10 +62,16 @@ def read_documents(path: Path) -> list[EvalDocument]:
         text = row["text"]
         if not text.lstrip().startswith("# "):
             text = f"# {row['title']}\n\n{text}"
-        docs.append(EvalDocument(
-            id=doc_id, title=row["title"], text=text, published_at=row.get("published_at"),
-            source=row.get("source"), meta={k: v for k, v in row.items() if k not in _DOC_KEYS},
-        ))
+        docs.append(
+            EvalDocument(
+                id=doc_id,
+                title=row["title"],
+                text=text,
+                published_at=row.get("published_at"),
+                source=row.get("source"),
+                meta={k: v for k, v in row.items() if k not in _DOC_KEYS},
+            )
+        )
     expect(bool(docs), path, "no documents")
     return docs
 
@@ -69,9 +81,18 @@ def read_queries(path: Path, doc_ids: set[str], matcher: MatcherKind) -> list[Ev
     seen: dict[str, int] = {}
     for line, row in iter_jsonl(path):
         expect(isinstance(row, dict), path, "expected a JSON object", line)
-        expect(isinstance(row.get("id"), str) and bool(row["id"].strip()), path, "field 'id' must be a non-empty string", line)
-        expect(isinstance(row.get("question"), str) and bool(row["question"].strip()), path,
-               "field 'question' must be a non-empty string", line)
+        expect(
+            isinstance(row.get("id"), str) and bool(row["id"].strip()),
+            path,
+            "field 'id' must be a non-empty string",
+            line,
+        )
+        expect(
+            isinstance(row.get("question"), str) and bool(row["question"].strip()),
+            path,
+            "field 'question' must be a non-empty string",
+            line,
+        )
         qid = row["id"]
         expect(qid not in seen, path, f"duplicate query id {qid!r} (first on line {seen.get(qid)})", line)
         seen[qid] = line
@@ -92,12 +113,20 @@ def read_queries(path: Path, doc_ids: set[str], matcher: MatcherKind) -> list[Ev
         else:
             needed = gold if matcher == "doc" else evidence
             field = "gold_doc_ids" if matcher == "doc" else "gold_evidence"
-            expect(bool(needed), path, f"answerable query without {field} (add gold or set \"unanswerable\": true)", line)
-        queries.append(EvalQuery(
-            id=qid, text=row["question"], type=qtype, gold_doc_ids=list(dict.fromkeys(gold)),
-            gold_evidence=evidence, unanswerable=unanswerable, answer=row.get("answer"),
-            meta={k: v for k, v in row.items() if k not in _QUERY_KEYS}, as_of=as_of,
-        ))
+            expect(bool(needed), path, f'answerable query without {field} (add gold or set "unanswerable": true)', line)
+        queries.append(
+            EvalQuery(
+                id=qid,
+                text=row["question"],
+                type=qtype,
+                gold_doc_ids=list(dict.fromkeys(gold)),
+                gold_evidence=evidence,
+                unanswerable=unanswerable,
+                answer=row.get("answer"),
+                meta={k: v for k, v in row.items() if k not in _QUERY_KEYS},
+                as_of=as_of,
+            )
+        )
     expect(bool(queries), path, "no queries")
     return queries
 
@@ -112,5 +141,10 @@ def load_generic(data_dir: str | Path, name: str | None = None, matcher: Matcher
             raise DatasetError(f, "file missing (a generic dataset is corpus.jsonl + queries.jsonl)")
     docs = read_documents(folder / CORPUS_FILE)
     queries = read_queries(folder / QUERIES_FILE, {d.id for d in docs}, matcher)
-    return Dataset(name=name or folder.resolve().name, documents=docs, queries=queries, matcher=matcher,
-                   notes=[f"generic: {folder}"])
+    return Dataset(
+        name=name or folder.resolve().name,
+        documents=docs,
+        queries=queries,
+        matcher=matcher,
+        notes=[f"generic: {folder}"],
+    )

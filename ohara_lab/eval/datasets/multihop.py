@@ -5,7 +5,8 @@ Files, in one folder (`data_dir` or `data_dir/multihop/`):
 * `corpus.json` — official, required: `[{title, author, source, published_at, category, url, body}]`.
 * `MultiHopRAG.json` — official queries: `[{query, answer, question_type, evidence_list: [{title, ..., fact}]}]`.
 * `multihop_queries.json` / `multihop_smoke_queries.json` — doc_ohara's 500 / 60-query
-  stratified sets: `[{id, question, question_type, answer, gold_doc_titles, gold_evidence: [{title, source, published_at, fact}]}]`.
+  stratified sets: `[{id, question, question_type, answer, gold_doc_titles,
+  gold_evidence: [{title, source, published_at, fact}]}]`.
 * `doc_manifest.json` — doc_ohara's file name -> `{title, source, published_at, url, category}`.
 
 Doc ids are doc_ohara's file stems `mhrag_<iiii>_<slug(title)[:60]>` (article order of
@@ -13,10 +14,12 @@ Doc ids are doc_ohara's file stems `mhrag_<iiii>_<slug(title)[:60]>` (article or
 the normalised title (lowercase, whitespace collapsed), as the original's matcher does.
 `null_query` queries are unanswerable.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Literal
 
 from ..dataset import Dataset, DatasetError, EvalDocument, EvalQuery
 from ..matchers import normalize_text
@@ -85,9 +88,7 @@ def _from_official(q: Mapping[str, Any], i: int) -> dict[str, Any]:
         "question_type": q["question_type"],
         "answer": q.get("answer"),
         "gold_doc_titles": list(dict.fromkeys(e["title"] for e in evidence)),
-        "gold_evidence": [
-            {k: e.get(k) for k in ("title", "source", "published_at", "fact")} for e in evidence
-        ],
+        "gold_evidence": [{k: e.get(k) for k in ("title", "source", "published_at", "fact")} for e in evidence],
     }
 
 
@@ -184,7 +185,9 @@ def load_multihop(
     elif query_set == "all":
         qfile = official_file
         if not qfile.exists():
-            raise DatasetError(qfile, f"MultiHopRAG.json is missing; {SOURCE_HINT.replace('corpus.json', 'MultiHopRAG.json')}")
+            raise DatasetError(
+                qfile, f"MultiHopRAG.json is missing; {SOURCE_HINT.replace('corpus.json', 'MultiHopRAG.json')}"
+            )
         shaped = [_from_official(q, i) for i, q in enumerate(read_official_queries(qfile))]
     elif query_set in ("stratified", "smoke"):
         qfile = folder / (STRATIFIED_FILE if query_set == "stratified" else SMOKE_FILE)
@@ -225,7 +228,9 @@ def manifest_title_index(path: Path) -> dict[str, str]:
     return {normalize_text(meta.get("title")): name.removesuffix(".md") for name, meta in manifest.items()}
 
 
-def load_multihop_queries(data_dir: str | Path, query_set: Literal["stratified", "smoke"] = "stratified") -> list[EvalQuery]:
+def load_multihop_queries(
+    data_dir: str | Path, query_set: Literal["stratified", "smoke"] = "stratified"
+) -> list[EvalQuery]:
     """The shipped query set alone, gold resolved through `doc_manifest.json`.
 
     For inspecting queries where the article bodies (`corpus.json`) are unavailable;

@@ -12,13 +12,15 @@ their texts. Question type = hop count ("2hop", "3hop", "4hop"; the composition
 shape, e.g. "3hop1", stays in `meta`). Unanswerable queries are made with
 `ohara_lab.eval.holdout.make_unanswerable`, the MuSiQue construction.
 """
+
 from __future__ import annotations
 
 import ast
 import hashlib
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ...ids import slugify
 from ..dataset import Dataset, DatasetError, EvalDocument, EvalQuery, MatcherKind
@@ -37,8 +39,9 @@ def find_files(folder: Path) -> tuple[Path, Path]:
         return default_q, folder / (default_q.stem + CORPUS_SUFFIX)
     corpora = sorted(folder.glob(f"*{CORPUS_SUFFIX}"))
     if len(corpora) != 1:
-        raise DatasetError(folder, f"expected {QUESTIONS_FILE} or exactly one '*{CORPUS_SUFFIX}' "
-                                   f"(found {[c.name for c in corpora]})")
+        raise DatasetError(
+            folder, f"expected {QUESTIONS_FILE} or exactly one '*{CORPUS_SUFFIX}' (found {[c.name for c in corpora]})"
+        )
     corpus = corpora[0]
     return folder / (corpus.name[: -len(CORPUS_SUFFIX)] + ".json"), corpus
 
@@ -61,23 +64,30 @@ def title_doc_ids(titles: Sequence[str]) -> dict[str, str]:
     for s in slugs.values():
         count[s] = count.get(s, 0) + 1
     return {
-        t: s if count[s] == 1 else f"{s}-{hashlib.sha1(t.encode('utf-8')).hexdigest()[:8]}"
-        for t, s in slugs.items()
+        t: s if count[s] == 1 else f"{s}-{hashlib.sha1(t.encode('utf-8')).hexdigest()[:8]}" for t, s in slugs.items()
     }
 
 
 def corpus_documents(rows: Sequence[Mapping[str, Any]], path: Path) -> tuple[list[EvalDocument], dict[str, str]]:
     by_title: dict[str, list[str]] = {}
     for i, row in enumerate(rows):
-        expect(isinstance(row, dict) and isinstance(row.get("title"), str) and isinstance(row.get("text"), str),
-               path, f"corpus entry {i} needs string 'title' and 'text'")
+        expect(
+            isinstance(row, dict) and isinstance(row.get("title"), str) and isinstance(row.get("text"), str),
+            path,
+            f"corpus entry {i} needs string 'title' and 'text'",
+        )
         paras = by_title.setdefault(row["title"], [])
         if row["text"] not in paras:  # an exact repeat adds nothing but a duplicate hit
             paras.append(row["text"])
     ids = title_doc_ids(list(by_title))
     docs = [
-        EvalDocument(id=ids[t], title=t, text=titled_paragraphs_markdown(t, paras), source="Wikipedia",
-                     meta={"paragraphs": len(paras)})
+        EvalDocument(
+            id=ids[t],
+            title=t,
+            text=titled_paragraphs_markdown(t, paras),
+            source="Wikipedia",
+            meta={"paragraphs": len(paras)},
+        )
         for t, paras in by_title.items()
     ]
     return docs, ids
@@ -113,20 +123,22 @@ def load_musique(
             raise DatasetError(cfile, f"question {qid}: supporting titles not in the corpus: {unknown[:3]}")
         answerable = fields["answerable"] is not False
         composition = qid.split("__", 1)[0]
-        queries.append(EvalQuery(
-            id=qid,
-            text=q["question"],
-            type=re.sub(r"(\d+hop)\d*$", r"\1", composition),
-            gold_doc_ids=[ids[t] for t in gold_titles] if answerable else [],
-            gold_evidence=[p["paragraph_text"] for p in supporting] if answerable else [],
-            unanswerable=not answerable,
-            answer=q.get("answer"),
-            meta={
-                "composition": composition,
-                "answer_aliases": fields["answer_aliases"] or [],
-                "decomposition": fields["question_decomposition"] or [],
-                "gold_titles": gold_titles,
-            },
-        ))
+        queries.append(
+            EvalQuery(
+                id=qid,
+                text=q["question"],
+                type=re.sub(r"(\d+hop)\d*$", r"\1", composition),
+                gold_doc_ids=[ids[t] for t in gold_titles] if answerable else [],
+                gold_evidence=[p["paragraph_text"] for p in supporting] if answerable else [],
+                unanswerable=not answerable,
+                answer=q.get("answer"),
+                meta={
+                    "composition": composition,
+                    "answer_aliases": fields["answer_aliases"] or [],
+                    "decomposition": fields["question_decomposition"] or [],
+                    "gold_titles": gold_titles,
+                },
+            )
+        )
     notes = [f"questions: {qfile}", f"corpus: {cfile} ({len(corpus)} paragraphs -> {len(docs)} titles)"]
     return Dataset(name="musique", documents=docs, queries=queries, matcher=matcher, notes=notes)

@@ -16,10 +16,12 @@ Two loaders:
 Every query's `gold_doc_ids` is its paper (for doc_hit@10 and the oracle metrics) and
 `gold_evidence` the evidence paragraphs the paragraph matcher looks for.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Literal
 
 from ..dataset import Dataset, DatasetError, EvalDocument, EvalQuery
 from ..matchers import MATCH_PREFIX_CHARS, ParagraphMatcher, normalize_text
@@ -49,8 +51,9 @@ def read_papers(path: Path) -> dict[str, dict[str, Any]]:
     papers = read_json(path)
     expect(isinstance(papers, dict), path, "expected a JSON object keyed by paper id")
     for pid, p in papers.items():
-        expect(isinstance(p, dict) and "title" in p and "full_text" in p, path,
-               f"paper {pid} lacks 'title' or 'full_text'")
+        expect(
+            isinstance(p, dict) and "title" in p and "full_text" in p, path, f"paper {pid} lacks 'title' or 'full_text'"
+        )
     return papers
 
 
@@ -100,13 +103,15 @@ def build_query_records(
             evidence = text_evidence(ans)
             if not evidence or (ans or {}).get("unanswerable"):
                 continue
-            candidates.append({
-                "question": qa["question"],
-                "paper_id": pid,
-                "source_file": file_name,
-                "gold_doc_titles": [paper["title"]],
-                "gold_evidence_text": evidence,
-            })
+            candidates.append(
+                {
+                    "question": qa["question"],
+                    "paper_id": pid,
+                    "source_file": file_name,
+                    "gold_doc_titles": [paper["title"]],
+                    "gold_evidence_text": evidence,
+                }
+            )
     chosen = js_shuffled(candidates, mulberry32(seed))
     if count is not None:
         chosen = chosen[:count]
@@ -170,15 +175,20 @@ def load_qasper(
         ids = sample_paper_ids(papers, paper_count, seed)
         selected = [(f"{qasper_doc_id(pid)}.md", pid) for pid in ids]
         raw_queries = build_query_records(papers, selected, query_count, seed + 1)
-        notes.append(f"selection rebuilt: {len(ids)} papers (mulberry32 seed {seed}), "
-                     f"{len(raw_queries)} questions (seed {seed + 1})")
+        notes.append(
+            f"selection rebuilt: {len(ids)} papers (mulberry32 seed {seed}), "
+            f"{len(raw_queries)} questions (seed {seed + 1})"
+        )
     else:
         raise DatasetError(None, f"selection must be 'auto', 'shipped' or 'rebuild', got {selection!r}")
 
     missing = [pid for _, pid in selected if pid not in papers]
     if missing:
-        raise DatasetError(v03, f"{len(missing)} selected papers are not in this file, e.g. {missing[:3]} "
-                                f"(the shipped selection is from the dev split)")
+        raise DatasetError(
+            v03,
+            f"{len(missing)} selected papers are not in this file, e.g. {missing[:3]} "
+            f"(the shipped selection is from the dev split)",
+        )
     docs = [
         EvalDocument(
             id=qasper_doc_id(pid),
@@ -193,7 +203,9 @@ def load_qasper(
     queries: list[EvalQuery] = []
     for q in raw_queries:
         if q["paper_id"] not in selected_ids:
-            raise DatasetError(queries_file, f"question {q['id']} is about paper {q['paper_id']}, which is not selected")
+            raise DatasetError(
+                queries_file, f"question {q['id']} is about paper {q['paper_id']}, which is not selected"
+            )
         qa = _find_qa(papers[q["paper_id"]], q["question"])
         extra = {"question_id": qa.get("question_id")} if qa else {}
         queries.append(to_eval_query(q, answer_text(first_answer(qa)) if qa else None, extra))
@@ -215,15 +227,25 @@ def load_qasper_leval(data_dir: str | Path, include_unmapped: bool = False) -> D
     leval_file, map_file = folder / LEVAL_FILE, folder / LEVAL_MAP_FILE
     for f in (leval_file, map_file, folder / MANIFEST_FILE, folder / QUERIES_FILE):
         if not f.exists():
-            raise DatasetError(f, "file missing (the L-Eval variant needs the L-Eval jsonl, its paper map, "
-                                  "doc_manifest.json and qasper_queries.json in one folder)")
+            raise DatasetError(
+                f,
+                "file missing (the L-Eval variant needs the L-Eval jsonl, its paper map, "
+                "doc_manifest.json and qasper_queries.json in one folder)",
+            )
     lines = {n - 1: row for n, row in iter_jsonl(leval_file)}
     for idx, row in lines.items():
-        expect(isinstance(row, dict) and isinstance(row.get("input"), str), leval_file,
-               "expected an object with a string 'input'", line=idx + 1)
+        expect(
+            isinstance(row, dict) and isinstance(row.get("input"), str),
+            leval_file,
+            "expected an object with a string 'input'",
+            line=idx + 1,
+        )
     paper_map = read_json(map_file)
-    expect(isinstance(paper_map, dict) and isinstance(paper_map.get("lines"), list), map_file,
-           "expected {'lines': [{leval_line, qasper_paper_id, ...}]}")
+    expect(
+        isinstance(paper_map, dict) and isinstance(paper_map.get("lines"), list),
+        map_file,
+        "expected {'lines': [{leval_line, qasper_paper_id, ...}]}",
+    )
     titles = {meta["paper_id"]: meta["title"] for meta in read_json(folder / MANIFEST_FILE).values()}
 
     docs: list[EvalDocument] = []
@@ -244,10 +266,15 @@ def load_qasper_leval(data_dir: str | Path, include_unmapped: bool = False) -> D
         else:
             doc_id, title = f"leval_line_{idx:02d}", f"L-Eval scientific_qa paper (line {idx})"
         text, headings = flat_paper_markdown(title, lines[idx]["input"])
-        docs.append(EvalDocument(
-            id=doc_id, title=title, text=text, source="L-Eval scientific_qa",
-            meta={"paper_id": pid, "leval_line": idx, "headings": len(headings), "distractor": pid is None},
-        ))
+        docs.append(
+            EvalDocument(
+                id=doc_id,
+                title=title,
+                text=text,
+                source="L-Eval scientific_qa",
+                meta={"paper_id": pid, "leval_line": idx, "headings": len(headings), "distractor": pid is None},
+            )
+        )
 
     raw_queries = [q for q in read_shipped_queries(folder / QUERIES_FILE) if q["paper_id"] in line_of]
     text_of = {d.meta["paper_id"]: normalize_text(d.text) for d in docs if d.meta["paper_id"]}
@@ -255,8 +282,10 @@ def load_qasper_leval(data_dir: str | Path, include_unmapped: bool = False) -> D
     findable = 0
     for q in raw_queries:
         row = lines[line_of[q["paper_id"]]]
-        answer = next((out for ins, out in zip(row.get("instructions") or [], row.get("outputs") or [])
-                       if ins == q["question"]), None)
+        answer = next(
+            (out for ins, out in zip(row.get("instructions") or [], row.get("outputs") or []) if ins == q["question"]),
+            None,
+        )
         present = _evidence_present(q["gold_evidence_text"], text_of[q["paper_id"]])
         findable += present > 0
         queries.append(to_eval_query(q, answer, {"leval_line": line_of[q["paper_id"]], "evidence_in_text": present}))

@@ -1,9 +1,11 @@
 """`load_dataset(name_or_path, data_dir)`: one table drives both dispatch and the error message."""
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ...errors import UsageError
 from ..dataset import Dataset
@@ -22,18 +24,25 @@ class DatasetEntry:
 
 DATASETS: dict[str, DatasetEntry] = {
     "multihop-rag": DatasetEntry(
-        load_multihop, "corpus.json (+ multihop_queries.json or MultiHopRAG.json)",
-        "MultiHop-RAG news articles, doc-level gold, 125 null queries"),
+        load_multihop,
+        "corpus.json (+ multihop_queries.json or MultiHopRAG.json)",
+        "MultiHop-RAG news articles, doc-level gold, 125 null queries",
+    ),
     "qasper": DatasetEntry(
-        load_qasper, "qasper-dev-v0.3.json (+ doc_manifest.json, qasper_queries.json)",
-        "QASPER v0.3 papers, paragraph-level gold"),
+        load_qasper,
+        "qasper-dev-v0.3.json (+ doc_manifest.json, qasper_queries.json)",
+        "QASPER v0.3 papers, paragraph-level gold",
+    ),
     "qasper-leval": DatasetEntry(
-        load_qasper_leval, "leval_scientific_qa.jsonl, leval_scientific_qa_paper_map.json, "
-                           "doc_manifest.json, qasper_queries.json",
-        "QASPER questions over the 9 papers whose full text L-Eval ships"),
+        load_qasper_leval,
+        "leval_scientific_qa.jsonl, leval_scientific_qa_paper_map.json, doc_manifest.json, qasper_queries.json",
+        "QASPER questions over the 9 papers whose full text L-Eval ships",
+    ),
     "musique": DatasetEntry(
-        load_musique, "musique_train_100.json + musique_train_100_corpus.json",
-        "MuSiQue multi-hop questions over Wikipedia titles, doc-level gold"),
+        load_musique,
+        "musique_train_100.json + musique_train_100_corpus.json",
+        "MuSiQue multi-hop questions over Wikipedia titles, doc-level gold",
+    ),
 }
 
 
@@ -63,5 +72,6 @@ def load_dataset(name_or_path: str | Path, data_dir: str | Path | None = None, *
     if Path(key).is_dir():
         return load_generic(key, **kw)  # names the missing file if it is not a generic dataset
     known = "; ".join(f"{name} (needs {e.files})" for name, e in DATASETS.items())
-    raise UsageError(f"unknown dataset {key!r}; expected one of: {known}; or a directory with {CORPUS_FILE} +"
-                     f" {QUERIES_FILE}")
+    raise UsageError(
+        f"unknown dataset {key!r}; expected one of: {known}; or a directory with {CORPUS_FILE} + {QUERIES_FILE}"
+    )
