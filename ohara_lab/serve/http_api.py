@@ -33,7 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .. import __version__
 from ..errors import NotFoundError, OharaError, SettingsError, StoreError, UsageError
 from ..ids import COLLECTIONS
-from .params import Depth, History, Limit, Mode, NodeId, Question, QueryText, Rank, Signal, Weights, history
+from .params import Depth, History, Limit, Mode, NodeId, QueryText, Question, Rank, Signal, Weights, history
 from .service import AtlasService
 
 log = logging.getLogger(__name__)
@@ -121,7 +121,7 @@ def _routes(app: FastAPI, service: AtlasService) -> None:
         return service.document(key)
 
     @app.get("/nodes/{collection}/{key}/neighbours", summary="A node's structural neighbourhood")
-    def neighbours(collection: Literal[COLLECTIONS] = Path(),  # type: ignore[valid-type]
+    def neighbours(collection: Literal[COLLECTIONS] = Path(),
                    key: str = Path(pattern=KEY_PATTERN), depth: Depth = 2) -> list[dict[str, Any]]:
         return service.neighbours(f"{collection}/{key}", depth)
 

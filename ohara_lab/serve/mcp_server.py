@@ -10,7 +10,8 @@ back to the agent as one-line tool errors.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
@@ -18,7 +19,7 @@ from mcp.types import ToolAnnotations
 
 from .. import __version__
 from ..errors import NotFoundError, OharaError
-from .params import Depth, History, Limit, Mode, NodeId, Question, QueryText, SnippetChars, Weights, history
+from .params import Depth, History, Limit, Mode, NodeId, QueryText, Question, SnippetChars, Weights, history
 from .service import AtlasService, brief, render_document, section_view
 
 INSTRUCTIONS = (
@@ -49,7 +50,9 @@ def _raising(convert: Callable[[OharaError], Exception]) -> Callable[[F], F]:
 
 
 _tool_errors = _raising(lambda e: ToolError(str(e)))  # bad id, unknown setting, locked atlas, ...
-_resource_errors = _raising(lambda e: (ResourceNotFoundError if isinstance(e, NotFoundError) else ResourceError)(str(e)))
+_resource_errors = _raising(
+    lambda e: (ResourceNotFoundError if isinstance(e, NotFoundError) else ResourceError)(str(e))
+)
 
 
 def build_server(service: AtlasService, *, allow_ingest: bool = False) -> MCPServer:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..atlas import Atlas
 from ..errors import NotFoundError, UsageError
