@@ -3,11 +3,9 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
-
-from .servers import Served
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +17,11 @@ def served_atlas(samples_atlas_dir, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(served_atlas) -> Iterator[Served]:
+def server(served_atlas) -> Iterator[Any]:
+    # the servers need the serve extra; the service tests (test_serve_service.py) need none
+    pytest.importorskip("httpx", reason="the servers need the 'serve' extra (fastapi, uvicorn, mcp, httpx)")
+    from .servers import Served  # noqa: PLC0415
+
     served = Served(served_atlas)
     yield served
     served.stop()

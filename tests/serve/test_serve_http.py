@@ -12,14 +12,16 @@ import sys
 import threading
 from pathlib import Path
 
-import httpx
 import pytest
 
-from ohara_lab import Atlas
+httpx = pytest.importorskip("httpx", reason="`ohara serve` needs the 'serve' extra")
+pytest.importorskip("fastapi", reason="`ohara serve` needs the 'serve' extra")
 
-from tests.support import OFFLINE
+from ohara_lab import Atlas  # noqa: E402
 
-from .servers import ENV, Served
+from tests.support import OFFLINE  # noqa: E402
+
+from .servers import ENV, Served  # noqa: E402
 
 QUESTION = "Which licence versions replaced the earlier ones, and when?"
 

@@ -12,17 +12,20 @@ import sys
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-import anyio
 import jsonschema
 import pytest
-from mcp import Client, StdioServerParameters
-from mcp.shared.exceptions import MCPError
 
-from ohara_lab import Atlas
+pytest.importorskip("mcp", reason="`ohara mcp` needs the 'serve' extra")
 
-from tests.support import OFFLINE
+import anyio  # noqa: E402 - comes with mcp
+from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
 
-from .servers import ENV, free_port
+from ohara_lab import Atlas  # noqa: E402
+
+from tests.support import OFFLINE  # noqa: E402
+
+from .servers import ENV, free_port  # noqa: E402
 
 READ_TOOLS = {"query", "answer", "get_graph_context", "explain", "stats", "list_documents"}
 QUESTION = "Which licence versions replaced the earlier ones, and when?"
