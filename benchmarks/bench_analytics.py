@@ -12,6 +12,7 @@ is a benchmark, not a test: it prints, it asserts nothing.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import statistics
 import time
@@ -38,7 +39,7 @@ def bench(path: str, repeat: int) -> None:
         base = None
         for method in communities.METHODS:
             try:
-                parts, secs = timed(lambda: communities.detect(g, method, seed=42), repeat)
+                parts, secs = timed(functools.partial(communities.detect, g, method, seed=42), repeat)
             except Exception as e:  # noqa: BLE001 - a missing optional library is reported, not fatal
                 print(json.dumps({"method": method, "error": str(e)}))
                 continue

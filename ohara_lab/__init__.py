@@ -24,8 +24,10 @@ __all__ = [
 
 # Imported on first use, so `import ohara_lab` (and `ohara --help`) stays light: Atlas pulls in the
 # store and the pipeline, and even the record and settings dataclasses take a while to build.
-_LAZY = {"Atlas": ".atlas", "Settings": ".settings", **{name: ".records" for name in (
-    "Document", "DocumentGraph", "Edge", "Entity", "FileOutcome", "IngestReport", "Paragraph", "Section", "Table")}}
+_RECORDS = (
+    "Document", "DocumentGraph", "Edge", "Entity", "FileOutcome", "IngestReport", "Paragraph", "Section", "Table",
+)
+_LAZY = {"Atlas": ".atlas", "Settings": ".settings", **dict.fromkeys(_RECORDS, ".records")}
 
 
 def __getattr__(name: str) -> Any:

@@ -21,7 +21,9 @@ def analytics_problems(store: Any) -> list[Problem]:
     from .analytics.run import staleness  # noqa: PLC0415
 
     why = staleness(store)
-    return [Problem("ANALYTICS_STALE", "warning", f"graph analytics are stale ({why}): run `ohara analyze`")] if why else []
+    if not why:
+        return []
+    return [Problem("ANALYTICS_STALE", "warning", f"graph analytics are stale ({why}): run `ohara analyze`")]
 
 
 def check_atlas(atlas: Any, *, fix: bool = False) -> list[Problem]:

@@ -52,7 +52,7 @@ class Prediction:
         """Every link, strongest first (ties by names) — for small graphs and tests."""
         out = [Link(self.names[i], self.names[j], float(s), int(c))
                for i, j, s, c in zip(self.a, self.b, self.score, self.common)]
-        return sorted(out, key=lambda l: (-l.score, l.a, l.b))
+        return sorted(out, key=lambda link: (-link.score, link.a, link.b))
 
 
 def predict(g: Any, *, min_common: int = MIN_COMMON, min_score: float = MIN_SCORE) -> Prediction:

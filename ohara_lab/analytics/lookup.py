@@ -15,7 +15,8 @@ graph algorithms. Formulas follow the spec (§3.5, §3.6, §3.10):
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .run import RUN_KEY
 

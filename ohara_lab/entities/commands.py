@@ -52,7 +52,8 @@ def ls(search: str | None, kind: str | None, limit: int, atlas: str | None, as_j
         return
     for e in found:
         aliases = f"  aka {', '.join(e.aliases[:3])}" if e.aliases else ""
-        click.echo(f"{e.slug:<36} {e.type:<9} {e.mention_count:>6} mentions {len(e.document_ids):>4} docs  {e.name}{aliases}")
+        counts = f"{e.mention_count:>6} mentions {len(e.document_ids):>4} docs"
+        click.echo(f"{e.slug:<36} {e.type:<9} {counts}  {e.name}{aliases}")
 
 
 @entities.command()
@@ -72,7 +73,8 @@ def show(slug: str, atlas: str | None, as_json: bool) -> None:
         print_json(view)
         return
     e = view["entity"]
-    click.echo(f"{e['name']} ({e['type']}, {e['slug']}): {e['mention_count']} mentions in {len(e['document_ids'])} documents")
+    where = f"{e['mention_count']} mentions in {len(e['document_ids'])} documents"
+    click.echo(f"{e['name']} ({e['type']}, {e['slug']}): {where}")
     if e["aliases"]:
         click.echo("aliases: " + ", ".join(e["aliases"]))
     if view["community"] is not None:
@@ -81,7 +83,8 @@ def show(slug: str, atlas: str | None, as_json: bool) -> None:
     for m in view["mentions"]:
         click.echo(f"  {m['node_id']}: {m['text']}")
     for op in view["log"]:
-        click.echo(f"  step {op['id']} {op['op']} by {op['actor']} at {op['ts']}" + (" (undone)" if op["undone_at"] else ""))
+        undone = " (undone)" if op["undone_at"] else ""
+        click.echo(f"  step {op['id']} {op['op']} by {op['actor']} at {op['ts']}{undone}")
 
 
 @entities.command()

@@ -21,8 +21,9 @@ mentions, then the earliest `first_seen`, then the smallest slug.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any, Iterable
+from typing import Any
 
 from ..errors import CurationError
 from ..ids import node_id as make_id
@@ -94,7 +95,7 @@ def merge(store: Any, sources: Iterable[str], target: str, *, actor: str = "user
         survivor.aliases = common.merge_aliases(survivor, found[slug])
     added = [a for a in survivor.aliases if a not in found[target].aliases]
     nodes = store.entity_nodes(slugs=sources)
-    mapping: dict[str, str | None] = {s: target for s in sources}
+    mapping: dict[str, str | None] = dict.fromkeys(sources, target)
     op = _op(kind, actor, reason, target, sources, found.values(), nodes, aliases_added=added)
     return _apply(store, op, [survivor], [_relabel(n, mapping, survivor.type) for n in nodes],
                   [("", s, target) for s in sources])
@@ -167,7 +168,7 @@ def clean(store: Any, *, slugs: Iterable[str] | None = None, actor: str = "user"
         return None
     found = _entities(store, removed)
     nodes = store.entity_nodes(slugs=removed)
-    mapping: dict[str, str | None] = {s: None for s in removed}
+    mapping: dict[str, str | None] = dict.fromkeys(removed)
     why = {s: noise_reason(found[s]) or "named" for s in removed}
     op = _op("clean", actor, reason, None, removed, found.values(), nodes, reasons=why)
     return _apply(store, op, [], [_relabel(n, mapping) for n in nodes], [("", s, None) for s in removed])
@@ -287,7 +288,7 @@ def _restored_entities(store: Any, op: EntityOp, listed: dict[str, str]) -> tupl
     before = [common.from_dict(Entity, e) for e in op.before.get("entities", [])]
     now = {e.slug: e for e in store.get_entities([e.slug for e in before])}
     known = set(now) | {e.slug for e in before} | {e.slug for e in store.get_entities(list(listed))}
-    by_key = {e.norm_key: e.slug for e in reversed(before)}
+    by_key: dict[str, str | None] = {e.norm_key: e.slug for e in reversed(before)}
     keys = {norm_key(a) for e in now.values() for a in e.aliases}
     for key, slugs in store.entities_by_names(sorted(keys)).items():
         by_key.setdefault(key, next((e.slug for e in store.get_entities(slugs) if e.norm_key == key), None))
@@ -296,8 +297,9 @@ def _restored_entities(store: Any, op: EntityOp, listed: dict[str, str]) -> tupl
     variants: dict[str, Entity] = {}
     for slug in sorted(set(listed) - known):
         name = next((a for e in now.values() for a in e.aliases if slugify(a) == slug), slug)
-        if by_key.get(norm_key(name)):
-            remap[slug] = by_key[norm_key(name)]
+        target = by_key.get(norm_key(name))
+        if target:
+            remap[slug] = target
         else:
             variants[slug] = Entity(id=make_id("entities", slug), slug=slug, name=name, norm_key=norm_key(name),
                                     type=listed[slug], first_seen=utc_now())

@@ -50,7 +50,8 @@ def show(store: Any, slug: str, *, mentions: int = 5, related: int = 10) -> dict
 def op_summary(op: EntityOp) -> dict[str, Any]:
     """A log entry without its before-state (which can be large)."""
     return {"id": op.id, "op": op.op, "ts": op.ts, "actor": op.actor, "reason": op.reason, "target": op.target,
-            "sources": op.sources, "nodes": len(op.before.get("nodes", [])), "undone_at": op.undone_at, "undone_by": op.undone_by}
+            "sources": op.sources, "nodes": len(op.before.get("nodes", [])), "undone_at": op.undone_at,
+            "undone_by": op.undone_by}
 
 
 def _snippet(row: dict[str, Any]) -> str:

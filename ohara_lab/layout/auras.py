@@ -8,6 +8,7 @@ Source: OHARA spec §6 "Decay auras".
                     EPHEMERAL #93a1a1/0.10  (the document's colour in by-document mode)
     EPHEMERAL opacity pulses: base·(0.4 + 0.6·(0.5 + 0.5·sin(0.0018·t_ms)))
 """
+
 from __future__ import annotations
 
 import math

@@ -19,6 +19,7 @@ no category keeps by-type colours in by_document mode; the 8-colour hash
 palette is the Solarized accent set the rest of the palette comes from.
 `round` is JavaScript's Math.round (halves go up).
 """
+
 from __future__ import annotations
 
 import colorsys
@@ -115,7 +116,6 @@ class Palette:
         if known is not None:
             return known
         return hex_to_rgb(HASH_PALETTE[string_hash16(key.first_tag) % len(HASH_PALETTE)])
-
 
     def by_community(self, key: NodeStyleKey) -> RGB:
         if key.kind not in ("entity", "paragraph", "figure", "table"):

@@ -7,6 +7,7 @@ every backend, and it issues a fixed number of bulk reads per document plus one
 per edge relation: a 200-document atlas is a few hundred indexed queries, not
 one query per node.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -27,7 +28,13 @@ from ohara_lab.render import shorten
 # Relations worth drawing. BELONGS_TO repeats HAS_CHILD for text nodes and
 # RELATED_TO/ADJACENT_TO are dense entity/para cliques that only grey the picture.
 MAP_RELATIONS: tuple[str, ...] = (
-    "HAS_CHILD", "NEXT_SIBLING", "MENTIONS", "SIMILAR_TO", "CONTRADICTS", "PRECEDES", "NEXT_PARA",
+    "HAS_CHILD",
+    "NEXT_SIBLING",
+    "MENTIONS",
+    "SIMILAR_TO",
+    "CONTRADICTS",
+    "PRECEDES",
+    "NEXT_PARA",
 )
 LABEL_CHARS = 80  # a text node's label: the start of its content
 
@@ -98,11 +105,17 @@ def map_input_from_atlas(
     for doc in docs:
         rows = store.document_nodes(doc.id)
         for s in rows.get("sections", ()):
-            out.sections.append(SectionInput(
-                id=s["id"], document_id=s["document_id"], level=int(s.get("level") or 0),
-                parent_section_id=s.get("parent_section_id"), doc_position=int(s.get("doc_position") or 0),
-                sumo_tags=tuple(s.get("sumo_tags") or ()), title=s.get("title") or "",
-            ))
+            out.sections.append(
+                SectionInput(
+                    id=s["id"],
+                    document_id=s["document_id"],
+                    level=int(s.get("level") or 0),
+                    parent_section_id=s.get("parent_section_id"),
+                    doc_position=int(s.get("doc_position") or 0),
+                    sumo_tags=tuple(s.get("sumo_tags") or ()),
+                    title=s.get("title") or "",
+                )
+            )
         texts = [*rows.get("paragraphs", ()), *rows.get("tables", ())]
         texts.sort(key=lambda r: int(r.get("doc_position") or 0))  # stable: ties keep paragraphs first
         out.text_nodes += [_text_input(r, int(r.get("doc_position") or 0), communities) for r in texts]
@@ -111,8 +124,9 @@ def map_input_from_atlas(
     for e in store.get_entities():
         in_view = [d for d in e.document_ids if d in kept_docs]
         if in_view:
-            out.entities.append(EntityInput(e.id, e.name, tuple(in_view), int(e.mention_count),
-                                            communities.get(e.slug)))
+            out.entities.append(
+                EntityInput(e.id, e.name, tuple(in_view), int(e.mention_count), communities.get(e.slug))
+            )
 
     present = kept_docs | {s.id for s in out.sections} | {t.id for t in out.text_nodes} | {e.id for e in out.entities}
     if relations:

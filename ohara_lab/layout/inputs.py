@@ -5,6 +5,7 @@ map needs into a `MapInput`; the SUMO category tree is read through the small
 `OntologyCategories` protocol, which `ohara_lab.ontology` implements and tests
 replace with a hand-made tree.
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence

@@ -9,6 +9,7 @@ sections, paragraphs/figures/tables in input order, entities, tags). Sections
 and text nodes whose document is absent are skipped, and so are edges whose
 ends are not drawn. A tag node's id is `tags/<tag>`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
@@ -50,8 +51,16 @@ class _Rows:
     document: list[int] = field(default_factory=list)
     style: list[NodeStyleKey] = field(default_factory=list)
 
-    def add(self, kind: str, xyz: np.ndarray, sizes: np.ndarray, ids: list[str], labels: list[str],
-            document: list[int], style: list[NodeStyleKey]) -> None:
+    def add(
+        self,
+        kind: str,
+        xyz: np.ndarray,
+        sizes: np.ndarray,
+        ids: list[str],
+        labels: list[str],
+        document: list[int],
+        style: list[NodeStyleKey],
+    ) -> None:
         self.xyz.append(np.asarray(xyz, dtype=np.float64).reshape(-1, 3))
         self.sizes.append(np.broadcast_to(np.asarray(sizes, dtype=np.float64), (len(ids),)))
         self.kinds += [NODE_KINDS.index(kind)] * len(ids)
@@ -112,9 +121,11 @@ def build_layout(
     txt_doc = np.array(txt_doc_rows, dtype=np.int64)
     discs = place_discs(
         doc_xyz,
-        sec_doc, np.array([s.level for s in sections], dtype=np.int64),
+        sec_doc,
+        np.array([s.level for s in sections], dtype=np.int64),
         np.array([s.doc_position for s in sections], dtype=np.int64),
-        txt_doc, np.array([t.doc_position for t in texts], dtype=np.int64),
+        txt_doc,
+        np.array([t.doc_position for t in texts], dtype=np.int64),
     )
     distance = satellite_distance(float(discs.disc_radius.max()) if len(docs) else 0.0)
 
@@ -140,7 +151,8 @@ def build_layout(
             if tag in holders:
                 holders[tag][holder[t.id]] = None
     tags = place_tags(
-        tag_names, [c for _, c in ranked],
+        tag_names,
+        [c for _, c in ranked],
         [np.array([anchor[h] for h in holders[t]]) for t in tag_names],
         doc_xyz[:, :2].mean(axis=0) if len(docs) else np.zeros(2),
         distance,
@@ -152,28 +164,61 @@ def build_layout(
     doc_keys = [NodeStyleKey("document", None, tag, tag) for tag in doc_tag]
     rows = _Rows()
     if "document" in shown:
-        rows.add("document", doc_xyz, NODE_SIZES["document"], [d.id for d in docs],
-                 [_document_label(d.title, dates[i]) for i, d in enumerate(docs)], list(range(len(docs))),
-                 doc_keys)
+        rows.add(
+            "document",
+            doc_xyz,
+            NODE_SIZES["document"],
+            [d.id for d in docs],
+            [_document_label(d.title, dates[i]) for i, d in enumerate(docs)],
+            list(range(len(docs))),
+            doc_keys,
+        )
     if "section" in shown:
-        rows.add("section", discs.section_xyz, NODE_SIZES["section"], [s.id for s in sections],
-                 [s.title or s.id for s in sections], sec_doc.tolist(),
-                 [NodeStyleKey("section", s.level, _first(s.sumo_tags), doc_tag[doc_row[s.document_id]])
-                  for s in sections])
+        rows.add(
+            "section",
+            discs.section_xyz,
+            NODE_SIZES["section"],
+            [s.id for s in sections],
+            [s.title or s.id for s in sections],
+            sec_doc.tolist(),
+            [NodeStyleKey("section", s.level, _first(s.sumo_tags), doc_tag[doc_row[s.document_id]]) for s in sections],
+        )
     for kind in ("paragraph", "figure", "table"):
         if kind not in shown:
             continue
         picked = [i for i, t in enumerate(texts) if t.kind == kind]
-        rows.add(kind, discs.text_xyz[picked], NODE_SIZES[kind], [texts[i].id for i in picked],
-                 [texts[i].label or kind for i in picked], [txt_doc_rows[i] for i in picked],
-                 [NodeStyleKey(kind, None, _first(texts[i].sumo_tags), doc_tag[txt_doc_rows[i]], texts[i].community)
-                  for i in picked])
+        rows.add(
+            kind,
+            discs.text_xyz[picked],
+            NODE_SIZES[kind],
+            [texts[i].id for i in picked],
+            [texts[i].label or kind for i in picked],
+            [txt_doc_rows[i] for i in picked],
+            [
+                NodeStyleKey(kind, None, _first(texts[i].sumo_tags), doc_tag[txt_doc_rows[i]], texts[i].community)
+                for i in picked
+            ],
+        )
     if "entity" in shown:
-        rows.add("entity", ent.xyz, ent.sizes, [e.id for e in entities], [e.name for e in entities],
-                 [-1] * len(entities), [NodeStyleKey("entity", community=e.community) for e in entities])
+        rows.add(
+            "entity",
+            ent.xyz,
+            ent.sizes,
+            [e.id for e in entities],
+            [e.name for e in entities],
+            [-1] * len(entities),
+            [NodeStyleKey("entity", community=e.community) for e in entities],
+        )
     if "tag" in shown:
-        rows.add("tag", tags.xyz, tags.sizes, [TAG_PREFIX + t for t in tag_names], list(tag_names),
-                 [-1] * len(tag_names), [NodeStyleKey("tag", None, t) for t in tag_names])
+        rows.add(
+            "tag",
+            tags.xyz,
+            tags.sizes,
+            [TAG_PREFIX + t for t in tag_names],
+            list(tag_names),
+            [-1] * len(tag_names),
+            [NodeStyleKey("tag", None, t) for t in tag_names],
+        )
 
     positions = (np.concatenate(rows.xyz) if rows.xyz else np.zeros((0, 3))).astype(np.float32)
     colors = node_colors(color_mode, rows.style, ontology)
@@ -182,14 +227,16 @@ def build_layout(
 
     # Auras follow the document colours in by-document mode (spec §6).
     auras = build_auras(
-        doc_xyz, discs.disc_radius,
+        doc_xyz,
+        discs.disc_radius,
         [decay_class(d.effective_decay_class, d.decay_class) for d in docs],
         node_colors(color_mode, doc_keys, ontology) if color_mode == "by_document" else None,
     )
 
     edges, edge_codes, edge_names = _edges(
         [(e.from_id, e.to_id, e.relation) for e in map_input.edges] + [(a, b, TAG_TETHER) for a, b in tethers],
-        row_of, edge_kinds,
+        row_of,
+        edge_kinds,
     )
     box = bounds(positions)
     max_z = float(doc_xyz[:, 2].max()) if len(docs) else 0.0

@@ -7,6 +7,7 @@ be shown before the real SUMO ontology is loaded.
 `synthetic_map_input(200)` has the shape of the original's largest benchmark
 row (200 documents, ~12.3k nodes: spec §6 "Benchmark").
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -115,10 +116,15 @@ def synthetic_map_input(
     for d in range(n_docs):
         doc_id = f"documents/d{d:04d}"
         doc_tags = [tags[int(i)] for i in rng.choice(len(tags), size=4, replace=False)]
-        out.documents.append(DocumentInput(
-            id=doc_id, title=f"Synthetic document {d}", published_date=_date(rng),
-            sumo_tags=doc_tags, decay_class=DECAY_CLASSES[int(rng.integers(0, 4))],
-        ))
+        out.documents.append(
+            DocumentInput(
+                id=doc_id,
+                title=f"Synthetic document {d}",
+                published_date=_date(rng),
+                sumo_tags=doc_tags,
+                decay_class=DECAY_CLASSES[int(rng.integers(0, 4))],
+            )
+        )
         sec_ids: list[str] = []
         n_sec = int(rng.integers(4, 11))
         top = None

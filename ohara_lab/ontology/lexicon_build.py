@@ -38,6 +38,7 @@ weight 0.8, and so do the single-word keys of the hand-written alias table
 (`aliases.ALIASES`, first target present) for words newer than WordNet 3.0
 ("bitcoin", "blockchain"); neither ever overrides a WordNet lemma.
 """
+
 from __future__ import annotations
 
 import math
@@ -45,12 +46,12 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from ..text import LEXICON_STOPWORDS as STOPWORDS
 from .aliases import ALIASES
 from .hierarchy import main_root, subtree_sizes
 from .morphy import base_forms
 from .names import camel_phrase
 from .owl import SumoGraph
-from ..text import LEXICON_STOPWORDS as STOPWORDS
 from .wordnet import SynsetKey, WordNet
 
 RELATION_WEIGHTS = {"equivalence": 1.0, "subsuming": 0.6, "instance": 0.35}
@@ -100,7 +101,8 @@ def general_classes(sumo: SumoGraph) -> set[str]:
     links = Counter(link.cls for link in sumo.links)
     modifiers = Counter(link.cls for link in sumo.links if link.pos in ("a", "r"))
     return {
-        c for c in classes
+        c
+        for c in classes
         if c == root
         or root in sumo.parents.get(c, ())
         or sizes[c] >= GENERAL_MIN_DESCENDANTS
