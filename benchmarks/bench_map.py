@@ -27,9 +27,10 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "browser"))  # the JupyterLab + Chromium harness the browser tests use
@@ -72,19 +73,21 @@ def _source(kind: str, n: int, cache: Path) -> tuple[Any, Any, Any]:
 
         mi = synthetic_map_input(n, seed=0)
         return mi, mi, synthetic_ontology()
+    from ohara_lab.widgets.workbench import open_workbench_atlas
+
     from ohara_lab.layout.from_atlas import map_input_from_atlas
     from ohara_lab.ontology import load_ontology
-    from ohara_lab.widgets.workbench import open_workbench_atlas
 
     atlas = open_workbench_atlas(corpus="musique", max_documents=n, cache_dir=str(cache))
     return atlas, map_input_from_atlas(atlas), load_ontology()
 
 
 def measure(kind: str, n: int, repeat: int, cache: Path) -> Row:
-    from ohara_lab.layout import build_layout
-    from ohara_lab.layout.from_atlas import map_input_from_atlas
     from ohara_lab.widgets import SpaceTimeMap
     from ohara_lab.widgets.payload import close_tree
+
+    from ohara_lab.layout import build_layout
+    from ohara_lab.layout.from_atlas import map_input_from_atlas
 
     source, mi, ontology = _source(kind, n, cache)
     adapter_ms = _median_ms(lambda: map_input_from_atlas(source), repeat)[0] if kind != "synthetic" else None

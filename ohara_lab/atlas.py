@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .errors import UsageError
 from .ids import query_hash
@@ -43,7 +44,7 @@ class Atlas:
     # ------------------------------------------------------------------ lifecycle
     @classmethod
     def open(cls, location: str | Path | None = None, settings: Settings | None = None, *, read_only: bool = False,
-             **overrides: Any) -> "Atlas":
+             **overrides: Any) -> Atlas:
         """Open (or create) the atlas at `location`; `read_only=True` opens an existing one for reading only.
 
         Default: `OHARA_ATLAS`; else `ARANGO_URL` when set (ArangoDB); else `./atlas` (SQLite).
@@ -63,7 +64,7 @@ class Atlas:
     def close(self) -> None:
         self.store.close()
 
-    def __enter__(self) -> "Atlas":
+    def __enter__(self) -> Atlas:
         return self
 
     def __exit__(self, *exc: Any) -> None:

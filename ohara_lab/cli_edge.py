@@ -8,11 +8,13 @@ knows (issue 12): API keys, the ArangoDB password, passwords inside URLs.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
+from collections.abc import Callable
 from functools import wraps
-from typing import Any, Callable
+from typing import Any
 
 import click
 
@@ -25,10 +27,8 @@ def secrets() -> list[str]:
     from .settings import Settings  # noqa: PLC0415 - keeps `ohara --help` from importing the package
 
     found = [os.environ.get("ARANGO_PASSWORD"), os.environ.get("GEMINI_API_KEY")]
-    try:
+    with contextlib.suppress(OharaError):  # unreadable settings: mask what the environment holds
         found += Settings.from_env().secrets()
-    except OharaError:  # unreadable settings: mask what the environment holds
-        pass
     return [s for s in found if s]
 
 

@@ -14,7 +14,7 @@ What is masked:
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 MASK = "***"
 

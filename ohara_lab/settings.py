@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import SettingsError
 from .redact import MASK, redact
@@ -195,7 +196,7 @@ class Settings:
     # ------------------------------------------------------------------------
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, env_file: str | Path | None = None,
-                 **overrides: Any) -> "Settings":
+                 **overrides: Any) -> Settings:
         """Settings from `OHARA_*` variables, then `overrides`.
 
         `env_file` (else `OHARA_ENV_FILE`) names a .env file whose values apply
@@ -218,7 +219,7 @@ class Settings:
         base = profile_values(values.get("profile", cls.profile))
         return cls(**{**base, **values}).override(**overrides)
 
-    def override(self, **changes: Any) -> "Settings":
+    def override(self, **changes: Any) -> Settings:
         """A copy with `changes` applied; unknown names are an error that lists the known ones."""
         if not changes:
             return self

@@ -32,6 +32,8 @@ NOT_ON_THE_CLI = {
     "ingest_text": "Python only: one in-memory text under a caller-chosen source id (the evaluation harness); "
                    "the CLI ingests files and URLs",
     "ingest_texts": "Python only: batches of in-memory texts (the evaluation harness)",
+    "link_synonyms": "ingest and embed run it after every write (`ohara ingest`, `ohara embed`); called alone "
+                     "only by the evaluation harness, which sweeps synonymy_threshold",
 }
 # Methods whose command needs no atlas and calls what the method calls: method -> command.
 MIRRORED_WITHOUT_AN_ATLAS = {"capture": "capture"}

@@ -41,7 +41,7 @@ def test_a_named_env_file_is_read_and_recorded(downloaded_folder, monkeypatch):
     assert settings.env_file == str(downloaded_folder / ".env")
 
 
-def test_OHARA_ENV_FILE_names_the_file(downloaded_folder, monkeypatch):
+def test_ohara_env_file_names_the_file(downloaded_folder, monkeypatch):
     monkeypatch.setenv("OHARA_ENV_FILE", str(downloaded_folder / ".env"))
     assert Settings.from_env().bm25_weight == 0.7
     assert Settings.from_env(env={"OHARA_ENV_FILE": ".env"}).bm25_weight == 0.7

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Callable
 
 from ..errors import UsageError
 from .base import Embedder

@@ -20,7 +20,7 @@ OntoNotes label -> ohara type (`SPACY_LABEL_TYPES`):
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import UsageError
@@ -170,7 +170,7 @@ def normalise_span(span: str, etype: str) -> str | None:
 # --------------------------------------------------------------------------- spaCy
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load_spacy() -> Any:
     """Load the first installed English model with only NER enabled (cached per process)."""
     try:

@@ -14,8 +14,9 @@ Principal tier (before abstaining) holds a gold item.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -6,7 +6,8 @@ medians per document, tokens per document and dollars, here measured on our buil
 from __future__ import annotations
 
 import statistics
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .build import BuildInfo, BuiltAtlas
 

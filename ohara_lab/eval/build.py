@@ -20,10 +20,11 @@ import json
 import re
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import UsageError
 from ..settings import Settings
@@ -93,7 +94,7 @@ class BuiltAtlas:
     def close(self) -> None:
         self.atlas.close()
 
-    def __enter__(self) -> "BuiltAtlas":
+    def __enter__(self) -> BuiltAtlas:
         return self
 
     def __exit__(self, *exc: Any) -> None:

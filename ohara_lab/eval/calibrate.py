@@ -21,17 +21,18 @@ import argparse
 import json
 import logging
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..errors import UsageError
 from ..retrieval.answerability import FEATURES, AnswerabilityModel, meta_key
 from ..retrieval.answerability.features import LEXICAL_FEATURES
-from .build import BuiltAtlas, build_atlas
+from .build import build_atlas
 from .dataset import Dataset, EvalQuery
 from .holdout import make_unanswerable
 from .nulls import foreign_queries, null_kind

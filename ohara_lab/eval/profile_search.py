@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .build import BuiltAtlas, build_atlas
 from .configs import EvalConfig
@@ -58,7 +59,7 @@ def _grid(**axes: Sequence[Any]) -> tuple[dict[str, Any], ...]:
 STAGES: tuple[Stage, ...] = (
     Stage("normalisation", _grid(normalisation=("minmax", "zscore"))),
     Stage("dense and BM25 beside the walk", _grid(vector_weight=(0.0, 0.1, 0.2, 0.4), bm25_weight=(0.0, 0.1, 0.2))),
-    Stage("the spec's graph phases", tuple({k: w for k in SPEC_GRAPH} for w in (0.0, 0.05, 0.1))),
+    Stage("the spec's graph phases", tuple(dict.fromkeys(SPEC_GRAPH, w) for w in (0.0, 0.05, 0.1))),
     Stage("walk damping and passage reset", _grid(ppr_damping=(0.5, 0.7), ppr_passage_reset=(0.05, 0.1))),
     Stage("walk seeds", _grid(ppr_seed_passages=(0, 1, 3))),
     Stage("BM25 in the walk's first pass", _grid(ppr_first_pass_bm25=(0.0, 0.1, 0.2, 0.3, 0.5))),

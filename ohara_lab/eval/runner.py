@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, cast
 
 from ..errors import OharaError, UsageError
 from .build import BuildInfo, BuiltAtlas, build_atlas
@@ -124,10 +125,11 @@ def prepare_dataset(
     ds = subset(ds, limit=limit, distractors=distractors, seed=seed)
     if nulls in (None, "heldout"):
         return make_unanswerable(ds, unanswerable, seed) if unanswerable else ds
-    from .nulls import with_nulls  # noqa: PLC0415
+    from .nulls import NullKind, with_nulls  # noqa: PLC0415
 
     fraction = unanswerable if unanswerable is not None else (0.25 if nulls == "both" else 0.0)
-    return with_nulls(ds, nulls, fraction, seed, str(data_dir) if data_dir else None)
+    kind = cast(NullKind, nulls)  # with_nulls refuses a kind it does not know
+    return with_nulls(ds, kind, fraction, seed, str(data_dir) if data_dir else None)
 
 
 # ---------------------------------------------------------------------- one config

@@ -20,9 +20,8 @@ def is_artifact_section(title: str) -> bool:
         return True
     if not t or is_running_head(t) or _NUM_TITLE.match(t):
         return True
-    venue_like = (len(t) <= 60 and t[:1].isupper() and re.fullmatch(r"[A-Za-z\s&:,\-.]+", t) is not None
-                  and not _FUNCTION_WORDS.search(t) and _VENUE.search(t) is not None)
-    return venue_like
+    return (len(t) <= 60 and t[:1].isupper() and re.fullmatch(r"[A-Za-z\s&:,\-.]+", t) is not None
+            and not _FUNCTION_WORDS.search(t) and _VENUE.search(t) is not None)
 
 
 _THREE_LETTERS = re.compile(r"(?:[^A-Za-z]*[A-Za-z]){3}")  # stops at the third ASCII letter

@@ -6,7 +6,8 @@ pipeline's per-document stages stay unchanged.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

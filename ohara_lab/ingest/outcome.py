@@ -9,7 +9,8 @@ a document is written in one transaction or not at all).
 from __future__ import annotations
 
 import logging
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from ..errors import IngestError, OharaError
 from ..records import DocumentGraph, FileOutcome

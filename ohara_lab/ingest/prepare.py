@@ -2,8 +2,8 @@
 into sections, text nodes, tables and their structural edges: everything before the models run."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..errors import IngestError
 from ..ids import document_key, node_id

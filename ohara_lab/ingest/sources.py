@@ -1,9 +1,10 @@
 """What ingest reads: files found under the given paths, or documents given as text."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ..parse import SUPPORTED_EXTENSIONS, is_supported
 from ..records import FileOutcome

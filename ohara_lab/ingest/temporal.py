@@ -23,10 +23,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import PurePath
-from typing import Any, Mapping
+from typing import Any
 
 from ..dates import date_bounds, parse_date, valid_date
 from ..records import Temporal

@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ids import child_key, node_id, split_id
 from .. import records
+from ..ids import child_key, node_id, split_id
 from ..records import Chunk, Edge, Paragraph, Section, Table
 from .artifacts import is_artifact_paragraph, is_artifact_section
 
@@ -125,7 +125,7 @@ def _text_item(raw: dict[str, Any], doc_id: str, section: Section | None, page: 
                cn: ChunkNodes) -> _Item | None:
     kind = raw.get("type", "Paragraph")
     part = raw.get("part") or "body_matter"
-    common = dict(document_id=doc_id, page=page, part=part, page_source=cn.chunk.page_source)
+    common = {"document_id": doc_id, "page": page, "part": part, "page_source": cn.chunk.page_source}
     if kind == "Table":
         matrix = _matrix(raw)
         if matrix:

@@ -2,7 +2,8 @@
 then what the atlas records about its builders and any post-write hook (LLM edge enrichment)."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..records import DocumentGraph, Edge
 from ..settings import Settings

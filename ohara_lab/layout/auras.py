@@ -34,7 +34,7 @@ STYLE = {  # class -> (colour, opacity)
 def decay_class(effective: str | None, declared: str | None) -> str:
     for candidate in (effective, declared):
         if candidate in HEIGHT_BUCKETS:
-            return candidate  # type: ignore[return-value]
+            return candidate
     return DEFAULT_CLASS
 
 

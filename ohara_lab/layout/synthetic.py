@@ -127,7 +127,7 @@ def synthetic_map_input(
         )
         sec_ids: list[str] = []
         n_sec = int(rng.integers(4, 11))
-        top = None
+        top: str | None = None
         for s in range(n_sec):
             level = 1 if s == 0 or rng.random() < 0.35 else 2
             sec_id = f"sections/d{d:04d}s{s:02d}"

@@ -17,8 +17,8 @@ documents: what was answered comes from the cache, the rest is sent.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from ..errors import LLMError
 from .tokens import count_tokens

@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ..errors import OharaError
 from ..ids import sha256_file
@@ -200,7 +201,7 @@ class PredictedAtlas:
         mine = {e.slug: e for g in self.graphs.values() for e in g.entities if e.slug in slugs}
         return list(mine.values()) + self.store.get_entities([s for s in slugs if s not in mine])
 
-    def link_view(self, graph: DocumentGraph) -> "_LinkView":
+    def link_view(self, graph: DocumentGraph) -> _LinkView:
         return _LinkView(self, graph.document.id)
 
 

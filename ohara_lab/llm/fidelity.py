@@ -18,7 +18,8 @@ heads, page numbers and link targets, which are words of the chunk.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .reply import ReplyInvalid
 

@@ -23,8 +23,9 @@ a call that would overrun it is not sent, and its work is left pending as above.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import LLMError
 from ..ingest.transform import ChunkNodes

@@ -13,7 +13,8 @@ metadata), so every packaged prompt has one. A registered function overrides bot
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import LLMError, UsageError
 from .prompts import Prompt, load_prompt

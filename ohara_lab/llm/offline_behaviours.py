@@ -7,7 +7,8 @@ the point is that every LLM-backed feature runs, deterministically, without a ke
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from ..text import QUERY_STOPWORDS, QUESTION_WORDS, stem, tokenize
 

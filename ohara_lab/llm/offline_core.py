@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..records import TEXT_NODE_TYPES
 from ..text import first_h1
@@ -186,7 +187,7 @@ def extract_toc(v: dict[str, Any]) -> dict[str, Any]:
     text = v["document_text"]
     printed = extract_specials(text).toc
     if printed:
-        entries = [{"title": e.title[:300], "level": max(1, min(6, e.level)), "page": e.page, "children": []}
+        entries: list[dict[str, Any]] = [{"title": e.title[:300], "level": max(1, min(6, e.level)), "page": e.page, "children": []}
                    for e in printed if e.title.strip()]
         return {"toc_source": "explicit", "toc": entries[:300]}
     entries = []

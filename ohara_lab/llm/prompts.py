@@ -193,7 +193,7 @@ def _parse_front_matter(name: str, text: str) -> tuple[dict[str, str], dict[str,
     return meta, variables, body
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_prompt(name: str) -> Prompt:
     """The prompt `name` (template + schema); UsageError naming the known prompts if absent."""
     base = _prompt_dir()

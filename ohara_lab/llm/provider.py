@@ -9,9 +9,10 @@ only says how to produce data for a rendered prompt.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from ..errors import LLMError
 from .cache import ReplyCache, cache_key

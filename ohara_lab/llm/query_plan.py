@@ -22,7 +22,8 @@ the engine's lexical selector answers instead.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..dates import iso_bounds
 from ..errors import LLMError

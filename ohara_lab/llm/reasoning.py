@@ -17,9 +17,9 @@ from typing import Any
 from ..errors import LLMError
 from ..retrieval.hits import Hit
 from ..retrieval.phases.bm25 import strict_dates
-from ..text import tokenize
 from ..retrieval.state import QueryState
 from ..store.protocol import GraphStore
+from ..text import tokenize
 from .shared import provider_for
 
 log = logging.getLogger(__name__)

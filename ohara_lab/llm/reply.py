@@ -54,7 +54,7 @@ def extract_json(text: str | None) -> Any:
     raise ReplyInvalid(f"the reply is not valid JSON ({first_error.msg} at line {first_error.lineno} column {first_error.colno})")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _validator(prompt_name: str, schema_json: str) -> Draft202012Validator:
     schema = json.loads(schema_json)
     Draft202012Validator.check_schema(schema)

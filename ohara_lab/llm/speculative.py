@@ -24,9 +24,10 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import fields
-from typing import Any, Callable
+from typing import Any
 
 from ..retrieval.engine import Engine
 from ..retrieval.result import RetrievalResult

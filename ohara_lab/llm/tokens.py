@@ -17,7 +17,8 @@ from __future__ import annotations
 import functools
 import logging
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 log = logging.getLogger(__name__)
 

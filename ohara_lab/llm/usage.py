@@ -24,7 +24,7 @@ class TokenUsage:
     thoughts: int = 0  # thinking tokens, billed as output
     calls: int = 0  # HTTP calls that returned a reply (not cache hits)
 
-    def __add__(self, other: "TokenUsage") -> "TokenUsage":
+    def __add__(self, other: TokenUsage) -> TokenUsage:
         if not isinstance(other, TokenUsage):
             return NotImplemented
         return TokenUsage(

@@ -5,7 +5,8 @@ registry (`MODES`) drives both the dispatch and the error message.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import UsageError
 from .agent import run_agent

@@ -17,8 +17,9 @@ Web search is not offered: ohara-lab runs offline and has no web search client.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..retrieval.hits import Fused, Hit
 from ..retrieval.phases.bm25 import bm25
@@ -26,6 +27,7 @@ from ..retrieval.phases.crossdoc import MIN_EDGE_WEIGHT, link_hit
 from ..retrieval.phases.entity_pivot import entity_pivot
 from ..retrieval.query import parse_query
 from ..retrieval.state import SEED_COUNT, QueryState
+from ..settings import Settings
 from ..store.protocol import GraphStore
 
 STRUCTURAL_DEPTH = 2

@@ -51,14 +51,14 @@ class _Converter(MarkdownConverter):
         return " ".join((el.get("alt") or "").split())
 
 
-_OPTIONS = dict(
-    heading_style="ATX",
-    bullets="-",
-    table_infer_header=True,  # mammoth and most pages write the header row as <td>
-    escape_asterisks=False,  # keep the text verbatim (identifiers, footnote marks)
-    escape_underscores=False,
-    strip_document="strip",
-)
+_OPTIONS = {
+    "heading_style": "ATX",
+    "bullets": "-",
+    "table_infer_header": True,  # mammoth and most pages write the header row as <td>
+    "escape_asterisks": False,  # keep the text verbatim (identifiers, footnote marks)
+    "escape_underscores": False,
+    "strip_document": "strip",
+}
 
 
 def soup_of(html: str | bytes) -> BeautifulSoup:

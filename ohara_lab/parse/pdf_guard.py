@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from ..errors import ParseError
 from ..settings import Settings

@@ -46,7 +46,7 @@ class _Layout:
     indent: int  # the usual left margin of body text
 
     @classmethod
-    def of(cls, lines: list[str]) -> "_Layout":
+    def of(cls, lines: list[str]) -> _Layout:
         text = [line.rstrip() for line in lines if line.strip()]
         if not text:
             return cls(0, 0)

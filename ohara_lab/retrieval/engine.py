@@ -29,20 +29,20 @@ corroboration, H1) unless `many_angle=False`.
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import EmbeddingError
 from ..settings import Settings
-from ..timing import Timer
 from ..store.protocol import GraphStore
+from ..timing import Timer
 from .answerability import AnswerabilityModel, assess, load_model, meta_key
 from .extensions import Extensions
 from .fingerprint import offline_fingerprint
 from .fusion import fuse, normalisation, phase_weights
-from .hits import Fused, Hit
 from .graph import PassageGraph, build_passage_graph
+from .hits import Fused, Hit
 from .phases.answers_same import answers_same
 from .phases.bm25 import bm25
 from .phases.bridge import bridge
@@ -59,7 +59,6 @@ from .state import QueryState
 from .temporal import apply_prior, as_of_documents, prior_applies, reference_day
 from .tiers import Tiers, explorer, integrity, knowledge_gaps, principal, qualifying
 
-
 QUERY_VECTOR_CACHE = 1024  # query vectors kept per engine (oldest dropped first)
 
 
@@ -70,7 +69,7 @@ class Phase:
 
     family: str
     step: str
-    run: Callable[["Engine", QueryState], list[Hit]]
+    run: Callable[[Engine, QueryState], list[Hit]]
     feeds: tuple[str, ...] = ()
 
 

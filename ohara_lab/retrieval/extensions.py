@@ -21,8 +21,9 @@ speculative cache registers its pre-warm (`ohara_lab.llm.speculative`).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..errors import UsageError
 from .phases.toc import Selector, lexical_selector

@@ -19,7 +19,7 @@ contributes 0, never outranks one it did.
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from ..errors import UsageError
 

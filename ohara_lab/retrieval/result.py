@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .hits import Fused
-from .query import ProcessedQuery
 from ..ids import split_id
 from .answerability import Answerability
+from .hits import Fused
+from .query import ProcessedQuery
 from .tiers import IntegrityItem, Tiers
 
 

@@ -20,9 +20,9 @@ import math
 from datetime import date
 from typing import Any
 
+from ..dates import date_bounds
 from ..errors import UsageError
 from ..settings import Settings
-from ..dates import date_bounds
 from .hits import Fused
 
 HISTORICAL_RATE = 0.000274  # per day: age saturates over about a decade

@@ -14,8 +14,9 @@ carries its values in bind variables; there is no raw-query entry point.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -32,8 +33,8 @@ from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, Problem,
 from . import common
 from .arango_aql import first, hashed_key, key_of, next_seq, record, rows, valid_key
 from .arango_check import run_checks
-from .arango_curation import ArangoCurationMixin
 from .arango_connect import ArangoTarget, open_database, parse_url
+from .arango_curation import ArangoCurationMixin
 from .arango_schema import EDGES, NODE_COLLECTIONS, WRITE_COLLECTIONS, ensure_schema
 from .arango_search import ArangoSearchMixin
 from .arango_write import WriteSteps, check_keys
@@ -62,12 +63,12 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
 
     # ------------------------------------------------------------------ opening
     @classmethod
-    def from_url(cls, url: str, **kwargs: Any) -> "ArangoStore":
+    def from_url(cls, url: str, **kwargs: Any) -> ArangoStore:
         """Open (creating if needed) the atlas at `arangodb://user:pass@host:8529/db` or `http(s)://...`."""
         return cls.connect(parse_url(url), **kwargs)
 
     @classmethod
-    def connect(cls, target: ArangoTarget, **kwargs: Any) -> "ArangoStore":
+    def connect(cls, target: ArangoTarget, **kwargs: Any) -> ArangoStore:
         """Open the target database, creating it and the atlas schema when missing (idempotent)."""
         client = ArangoClient(hosts=list(target.hosts))
         try:
@@ -82,7 +83,7 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
         if self.client is not None:
             self.client.close()
 
-    def __enter__(self) -> "ArangoStore":
+    def __enter__(self) -> ArangoStore:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -180,7 +181,7 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
             keep = [e for e in edges if e.from_id in known and e.to_id in known]
             steps = WriteSteps(txn, self.evergreen_threshold)
             steps.insert_edges(keep, None)
-            steps.bump("graph_version")
+            steps.bump_graph()
         return len(keep)
 
     def relation_degrees(self, ids: Iterable[str], relation: str) -> dict[str, int]:
@@ -189,7 +190,7 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
               LET n = LENGTH(FOR e IN edges FILTER e._from == i AND e.relation == @rel RETURN 1)
                     + LENGTH(FOR e IN edges FILTER e._to == i AND e.relation == @rel RETURN 1)
               FILTER n > 0 RETURN [i, n]""", {"ids": sorted(set(ids)), "rel": relation})
-        return {i: n for i, n in found}
+        return dict(found)
 
     def update_document(self, document_id: str, changes: dict[str, Any]) -> bool:
         key = split_id(document_id)[1]
@@ -325,9 +326,8 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
             "signal": signal, "seq": next_seq()}})
 
     def feedback(self) -> list[dict[str, Any]]:
-        found = rows(self.db, "FOR f IN feedback SORT f.seq, f._key"
-                              " RETURN KEEP(f, 'ts', 'query', 'query_hash', 'node_id', 'rank', 'signal')")
-        return found
+        return rows(self.db, "FOR f IN feedback SORT f.seq, f._key"
+                         " RETURN KEEP(f, 'ts', 'query', 'query_hash', 'node_id', 'rank', 'signal')")
 
     # ------------------------------------------------------------------ crawl
     def put_crawl_pages(self, pages: Iterable[CrawlPage]) -> None:

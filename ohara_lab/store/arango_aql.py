@@ -10,7 +10,8 @@ import hashlib
 import re
 import threading
 import time
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from arango.exceptions import ArangoError
 

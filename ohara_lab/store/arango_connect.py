@@ -13,8 +13,8 @@ Credentials missing from the URL come from `ARANGO_USER` / `ARANGO_PASSWORD`
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 from urllib.parse import unquote
 
 from arango import ArangoClient

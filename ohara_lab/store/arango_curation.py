@@ -8,7 +8,8 @@ entity lists. Every value travels as a bind variable.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ..records import Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
 from . import common
@@ -335,4 +336,4 @@ class ArangoCurationMixin(CurationQueries):
         else:
             found = rows(self.db, "FOR a IN analytics FILTER a.kind == @kind AND a.key IN @keys RETURN [a.key, a.value]",
                          {"kind": kind, "keys": sorted(set(keys))})
-        return {k: v for k, v in found}
+        return dict(found)

@@ -8,12 +8,12 @@ strings by ICU collation and SQLite by bytes.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Collection, Sequence
+from typing import Any
 
 from ..ids import split_id
 from .arango_aql import record, rows
-from .protocol import TextHit
-from .protocol import STRUCTURAL_RELATIONS, DocLink, EntityHit, Neighbour, PassageEntityGraph, TagHit
+from .protocol import STRUCTURAL_RELATIONS, DocLink, EntityHit, Neighbour, PassageEntityGraph, TagHit, TextHit
 
 BM25_K1, BM25_B = 1.2, 0.75  # the original's ArangoSearch parameters (spec §1.3)
 
@@ -27,7 +27,7 @@ class ArangoSearchMixin:
 
     # ---------------------------------------------------------------- phase 1
     def bm25_search(self, tokens: Sequence[str], limit: int, *, date_from: str | None = None,
-                    date_to: str | None = None, exclude_documents: Sequence[str] = ()) -> list[TextHit]:
+                    date_to: str | None = None, exclude_documents: Collection[str] = ()) -> list[TextHit]:
         """BM25 over paragraph content, section titles and table markdown (any token matches).
 
         A date range filters documents *before* the limit by day-level bounds and
@@ -126,8 +126,8 @@ class ArangoSearchMixin:
     def entity_types(self, slugs: Sequence[str]) -> dict[str, str]:
         if not slugs:
             return {}
-        return {s: t for s, t in rows(self.db, "FOR e IN entities FILTER e._key IN @slugs RETURN [e.slug, e.type]",
-                                      {"slugs": list(slugs)})}
+        return dict(rows(self.db, "FOR e IN entities FILTER e._key IN @slugs RETURN [e.slug, e.type]",
+                         {"slugs": list(slugs)}))
 
     # ---------------------------------------------------------------- phase 1c
     def similar_documents(self, seeds: Sequence[str], depth: int, *, min_weight: float = 0.3,

@@ -9,7 +9,8 @@ which is what ArangoDB allows inside one query.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -19,8 +20,7 @@ from ..records import Document, DocumentGraph, Edge, Entity, utc_now
 from . import common
 from .arango_aql import bump, chunks, first, hashed_key, key_of, next_seq, record, rows, valid_key
 from .arango_curation import CurationQueries
-from .protocol import Linker, Overlap
-from .protocol import DuplicateDocument
+from .protocol import DuplicateDocument, Linker, Overlap
 
 VECTOR_OWNERS = ("documents", "sections", "paragraphs", "tables")
 
@@ -92,7 +92,7 @@ class WriteSteps(CurationQueries):
                                 SORT e.seq, e._key LIMIT 1 RETURN e.slug)
               FILTER other != null
               RETURN [ent.slug, other]""", {"ents": [{"slug": e.slug, "norm_key": e.norm_key} for e in entities]})
-        return {slug: other for slug, other in found}
+        return dict(found)
 
     def _insert_nodes(self, g: DocumentGraph) -> None:
         lo, hi = common.date_span(g.document)
@@ -302,7 +302,7 @@ class WriteSteps(CurationQueries):
 
     # ------------------------------------------------------------------ vectors
     def put_vectors(self, model: str, vectors: dict[str, np.ndarray], doc_id: str | None) -> None:
-        owners = {nid: doc_id for nid in vectors} if doc_id else self._owners(list(vectors))
+        owners = dict.fromkeys(vectors, doc_id) if doc_id else self._owners(list(vectors))
         docs = []
         for nid, vec in vectors.items():
             arr = np.asarray(vec, dtype=np.float32).ravel()

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Iterable
+from dataclasses import fields
 from itertools import combinations
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, TypeVar
 
 from ..dates import iso_bounds
 from ..ids import norm_key, split_id

@@ -11,9 +11,10 @@ half-linked document behind.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -33,8 +34,10 @@ class Overlap:
 class LinkContext(Protocol):
     """Read access the linker gets inside the write transaction."""
 
-    def entity_overlap(self, slugs: Iterable[str], exclude_types: Iterable[str] = ()) -> list[Overlap]:
-        """Documents (other than the one being written) sharing >=1 of `slugs`."""
+    def entity_overlap(self, slugs: Iterable[str], exclude_types: Iterable[str] = (),
+                       min_jaccard: float = 0.0) -> list[Overlap]:
+        """Documents (other than the one being written) sharing >=1 of `slugs`; with `min_jaccard`
+        the store may skip documents whose entity count cannot reach that Jaccard."""
 
     def snippets(self, document_id: str, n: int = 3, min_chars: int = 50) -> list[str]:
         """The first `n` paragraphs longer than `min_chars` of a document."""
@@ -202,7 +205,7 @@ class GraphStore(Protocol):
 
     # ---- retrieval primitives (raw scores; normalisation and fusion live in `ohara_lab.retrieval`) ----
     def bm25_search(self, tokens: Sequence[str], limit: int, *, date_from: str | None = None,
-                    date_to: str | None = None, exclude_documents: Sequence[str] = ()) -> list[TextHit]:
+                    date_to: str | None = None, exclude_documents: Collection[str] = ()) -> list[TextHit]:
         """Phase 1: BM25 over paragraph content, section titles and table markdown (any token matches).
 
         A date range (day bounds) filters documents before the limit and keeps undated ones; rows of

@@ -16,11 +16,12 @@ import re
 import sqlite3
 import threading
 import weakref
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -192,7 +193,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
                 conn.close()
             self._opened.clear()
 
-    def __enter__(self) -> "SqliteStore":
+    def __enter__(self) -> SqliteStore:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -363,9 +364,9 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         c.execute("CREATE TEMP TABLE IF NOT EXISTS _q_pairs(a TEXT, b TEXT, PRIMARY KEY (a, b))")
         c.execute("DELETE FROM _q_pairs")
         c.executemany("INSERT INTO _q_pairs VALUES (?,?)", pairs)
-        totals = dict(((a, b), n) for a, b, n in c.execute(
+        totals = {(a, b): n for a, b, n in c.execute(
             "SELECT q.a, q.b, COALESCE(SUM(c.n), 0) FROM _q_pairs q LEFT JOIN cooccur c ON c.a=q.a AND c.b=q.b"
-            " GROUP BY q.a, q.b"))
+            " GROUP BY q.a, q.b")}
         for a, b in pairs:
             total = totals.get((a, b), 0)
             src, dst = "entities/" + a, "entities/" + b
@@ -460,7 +461,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
     def add_edges(self, edges: Iterable[Edge]) -> int:
         edges = list(edges)
         with self.transaction():
-            known = {i for i in self._existing({e.from_id for e in edges} | {e.to_id for e in edges})}
+            known = set(self._existing({e.from_id for e in edges} | {e.to_id for e in edges}))
             keep = [e for e in edges if e.from_id in known and e.to_id in known]
             self._insert_edges(keep, None)
             self._refresh_indegree({e.to_id for e in keep if e.relation == "SIMILAR_TO"})

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from ..records import Document, Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
 from . import common

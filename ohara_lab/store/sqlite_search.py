@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from typing import Any, Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
+from typing import Any
 
 from .protocol import STRUCTURAL_RELATIONS, DocLink, EntityHit, Neighbour, PassageEntityGraph, TagHit, TextHit
 
@@ -29,7 +30,7 @@ class SqliteSearchMixin:
 
     # ---------------------------------------------------------------- phase 1
     def bm25_search(self, tokens: Sequence[str], limit: int, *, date_from: str | None = None,
-                    date_to: str | None = None, exclude_documents: Sequence[str] = ()) -> list[TextHit]:
+                    date_to: str | None = None, exclude_documents: Collection[str] = ()) -> list[TextHit]:
         """BM25 over paragraph content, section titles and table markdown (any token matches).
 
         A date range filters documents *before* the limit (the original limited

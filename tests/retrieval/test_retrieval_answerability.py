@@ -17,8 +17,8 @@ from tests.support import OFFLINE
 
 def _model(features=FEATURES, **changes) -> AnswerabilityModel:
     n = len(features)
-    base = dict(features=list(features), mean=[0.0] * n, scale=[1.0] * n, coef=[0.0] * (n - 1) + [1.0],
-                intercept=0.0, calibration_scores=[0.1 * i for i in range(1, 10)])
+    base = {"features": list(features), "mean": [0.0] * n, "scale": [1.0] * n, "coef": [0.0] * (n - 1) + [1.0],
+            "intercept": 0.0, "calibration_scores": [0.1 * i for i in range(1, 10)]}
     return AnswerabilityModel(**{**base, **changes})
 
 

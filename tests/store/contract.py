@@ -438,7 +438,6 @@ def test_reingest_after_merge_keeps_it_and_undo_restores(store):
 def test_a_spelling_variant_follows_the_merge_and_its_undo(store):
     from ohara_lab.entities.curation import merge, undo
 
-    from .builders import atlas_state
 
     store.write_document(make_graph("a1", [("Bitcoin.", [], ["Bitcoin"]), ("BTC.", [], ["BTC"])]))
     merge(store, ["btc"], "bitcoin")

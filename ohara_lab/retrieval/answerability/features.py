@@ -17,11 +17,10 @@ import math
 import re
 import statistics
 from dataclasses import dataclass, field
-from typing import Any
 
 from ...store.protocol import GraphStore
-from ..hits import Fused
 from ...text import QUERY_STOPWORDS, tokenize
+from ..hits import Fused
 from ..state import QueryState
 
 FEATURE_VERSION = 1
@@ -140,7 +139,7 @@ def hop_completeness(ev: Evidence) -> float:
     wanted = {stem(w) for w in ev.relation_words}
     base = set().union(*(_words(t) for t in ev.texts)) if ev.texts else set()
     best, best_missing = len(wanted & base) / len(wanted), wanted - base
-    for slug, name in ev.entities[:LINKED_ENTITIES]:
+    for slug, _name in ev.entities[:LINKED_ENTITIES]:
         found = base.union(*(_words(t) for t in ev.linked_texts.get(slug, [])))
         share = len(wanted & found) / len(wanted)
         if share > best:

@@ -68,7 +68,7 @@ class AnswerabilityModel:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: Any, where: str) -> "AnswerabilityModel":
+    def from_dict(cls, data: Any, where: str) -> AnswerabilityModel:
         """A model read back and checked: the right features, in the code's feature version."""
         try:
             model = cls(**data)

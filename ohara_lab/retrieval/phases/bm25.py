@@ -1,7 +1,6 @@
 """Phase 1: BM25 full text over paragraph content, section titles and table markdown (spec §3.2)."""
 from __future__ import annotations
 
-
 from ...settings import Settings
 from ...store.protocol import GraphStore
 from ..hits import Hit

@@ -7,7 +7,6 @@ counts only if the query or another seed supplied it — otherwise a seed would
 """
 from __future__ import annotations
 
-
 from ...settings import Settings
 from ...store.protocol import GraphStore
 from ..hits import Hit

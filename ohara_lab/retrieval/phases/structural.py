@@ -8,7 +8,6 @@ the query has SUMO hints, drop non-TOC neighbours that share none of them.
 """
 from __future__ import annotations
 
-
 from ...settings import Settings
 from ...store.protocol import GraphStore
 from ..hits import Hit

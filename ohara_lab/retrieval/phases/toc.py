@@ -7,7 +7,8 @@ crude suffix rule); with an LLM the `toc_section_selector` prompt chooses.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ...settings import Settings
 from ...store.protocol import GraphStore
