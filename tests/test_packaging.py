@@ -13,7 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 # What the optional extras bring; the core imports none of them.
 EXTRA_MODULES = ("torch", "sentence_transformers", "spacy", "google.genai", "arango", "ipywidgets", "pythreejs",
-                 "wordllama", "httpx", "trafilatura", "protego", "mcp", "fastapi", "uvicorn")
+                 "wordllama", "onnxruntime", "httpx", "trafilatura", "protego", "mcp", "fastapi", "uvicorn", "igraph",
+                 "leidenalg", "jupyterlab", "papermill")
 
 
 def _declared() -> set[str]:
