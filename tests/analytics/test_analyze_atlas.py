@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from importlib.util import find_spec
 
 import numpy as np
 import pytest
@@ -13,6 +14,11 @@ pytest.importorskip("sklearn")
 from ohara_lab import Atlas  # noqa: E402
 from ohara_lab.cli import main  # noqa: E402
 from tests.support import OFFLINE  # noqa: E402
+
+# `analyze` detects communities with Leiden by default, which the graph extra brings.
+needs_leiden = pytest.mark.skipif(find_spec("igraph") is None or find_spec("leidenalg") is None,
+                                  reason="Leiden (the default community method) needs the graph extra: "
+                                         "pip install -e '.[graph]'")
 
 
 def _vectors(atlas):
@@ -30,6 +36,7 @@ def _vectors(atlas):
     return len(ids)
 
 
+@needs_leiden
 def test_analyze_stores_every_kind_and_lookups_read_them(fresh_copy):
     with Atlas.open(fresh_copy, **OFFLINE) as atlas:
         n = _vectors(atlas)
@@ -57,6 +64,7 @@ def test_analyze_stores_every_kind_and_lookups_read_them(fresh_copy):
         assert atlas.analyze().counts == c
 
 
+@needs_leiden
 def test_analytics_go_stale_and_check_fix_reruns_them(fresh_copy):
     with Atlas.open(fresh_copy, **OFFLINE) as atlas:
         atlas.analyze()
@@ -90,6 +98,7 @@ def test_check_fix_repairs_parents_and_rollups_and_reports_each(fresh_copy):
         assert atlas.store.get_document(doc).entity_slugs != ["ghost"]
 
 
+@needs_leiden
 def test_cli_analyze_prints_counts(fresh_copy):
     out = CliRunner().invoke(main, ["analyze", "--json", "--atlas", str(fresh_copy)])
     assert out.exit_code == 0, out.output

@@ -111,7 +111,8 @@ def test_the_layout_of_the_snapshot_places_every_node(atlas, ontology) -> None:
 
 
 def test_by_community_colours_follow_the_stored_communities(atlas, ontology) -> None:
-    pytest.importorskip("networkx")
+    pytest.importorskip("leidenalg", reason="Leiden (analyze's default) needs the graph extra: pip install -e '.[graph]'")
+    pytest.importorskip("igraph", reason="Leiden (analyze's default) needs the graph extra: pip install -e '.[graph]'")
     from ohara_lab.layout.colors import NO_COMMUNITY, community_color, hex_to_rgb
 
     assert {e.community for e in map_input_from_atlas(atlas).entities} == {None}  # nothing analysed yet
