@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
+from ..settings import Settings
 from .build import BuiltAtlas, build_atlas
 from .dataset import Dataset
 from .runner import DEFAULT_SEED, prepare_dataset
@@ -40,17 +41,22 @@ def prepare(
     rebuild: bool = False,
     batch_size: int | None = 64,
     progress: bool = True,
+    profile: str | None = None,
     **dataset_kw: Any,
 ) -> Prepared:
     """Load and cut `dataset`, build (or reuse) its atlas, and tabulate both.
 
     The arguments are `prepare_dataset`'s and `build_atlas`'s (`dataset_kw` goes to the
-    dataset loader); the caller closes `built` when done with the atlas.
+    dataset loader); `profile` (default | original) is the engine every query on the atlas
+    starts from (None: `OHARA_PROFILE`). The caller closes `built` when done with the atlas.
     """
     ds = prepare_dataset(
         dataset, data_dir, limit=limit, distractors=distractors, unanswerable=unanswerable, seed=seed, **dataset_kw
     )
-    built = build_atlas(ds, cache_dir, embedder=embedder, rebuild=rebuild, batch_size=batch_size, progress=progress)
+    settings = Settings.from_env(profile=profile) if profile else None
+    built = build_atlas(
+        ds, cache_dir, embedder=embedder, settings=settings, rebuild=rebuild, batch_size=batch_size, progress=progress
+    )
     return Prepared(ds, built, summary_frame(ds, built))
 
 
@@ -69,5 +75,6 @@ def summary_frame(ds: Dataset, built: BuiltAtlas) -> pd.DataFrame:
         "outcomes": info.outcomes,
         "failures": len(info.failures),
         "atlas": info.directory,
+        "profile": built.atlas.settings.profile,
     }
     return pd.DataFrame({"value": pd.Series(facts, dtype=object)})

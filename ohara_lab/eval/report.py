@@ -123,8 +123,9 @@ def against_rows(run: MatrixRun, baseline: str,
     rows = []
     for name, by_metric in compare_with(run.runs, baseline, metrics, run.n_resamples, run.seed).items():
         for metric, c in by_metric.items():
-            if c is not None:
-                rows.append({"config": name, "baseline": baseline, "metric": metric, **comparison_dict(c)})
+            d = comparison_dict(c)
+            if d is not None:
+                rows.append({"config": name, "baseline": baseline, "metric": metric, **d})
     return rows
 
 

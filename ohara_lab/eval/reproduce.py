@@ -51,6 +51,7 @@ DATASET_JOBS: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
 DEFAULT_DATASETS: tuple[str, ...] = ("musique", "qasper-leval")
 _EXTRA: dict[str, dict[str, Any]] = {
     "02_retrieval_matrix": {**_TESTS, "configs": ""}, "04_weight_tuning": {**_GRID, **_TESTS},
+    "03_abstention": {"foreign_nulls": None},  # every foreign question of the test half (249)
     "05_decomposition": _TESTS,
 }
 

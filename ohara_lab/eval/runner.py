@@ -342,8 +342,8 @@ def half(dataset: Dataset, split: str | None, seed: int = DEFAULT_SEED) -> Datas
     from .tuning import split_queries  # noqa: PLC0415 - tuning imports this module
 
     ids = set(split_queries(dataset, 0.5, seed)[0 if split == "tune" else 1])
-    return replace(dataset, queries=[q for q in dataset.queries if q.id in ids],
-                   notes=[*dataset.notes, f"{split} split only: {len(ids)} of {len(dataset.queries)} queries (seed {seed})"])
+    note = f"{split} split only: {len(ids)} of {len(dataset.queries)} queries (seed {seed})"
+    return replace(dataset, queries=[q for q in dataset.queries if q.id in ids], notes=[*dataset.notes, note])
 
 
 def recompute(run: ConfigRun, query_ids: Iterable[str]) -> dict[str, Any]:

@@ -36,7 +36,8 @@ log = logging.getLogger(__name__)
 
 MAX_PASSAGES = 6
 PASSAGE_CHARS = 600
-INSUFFICIENT = "Insufficient evidence: {reason}; the Principal tier is empty, so no answer is given rather than a guess."
+INSUFFICIENT = ("Insufficient evidence: {reason}; the Principal tier is empty, so no answer is given "
+                "rather than a guess.")
 _MARKER = re.compile(r"\s?\[(\d+)\]")
 
 
