@@ -143,9 +143,11 @@ def coefficients(model: AnswerabilityModel) -> list[dict[str, Any]]:
 def model_for(built: BuiltAtlas) -> AnswerabilityModel:
     """The model the engine uses on this atlas: its own (`ohara calibrate`), else the shipped one (the lexical
     one when the atlas has no vectors)."""
-    from ..retrieval.answerability import load_model, meta_key  # noqa: PLC0415
+    from ..retrieval.answerability import load_model, meta_key, reads_lexical  # noqa: PLC0415
 
-    lexical = not built.atlas.store.vector_models()
+    models = built.atlas.store.vector_models()
+    own = built.atlas.store.get_meta(meta_key(False)) is not None
+    lexical = reads_lexical(built.info.vector_model if models else None, own)
     return load_model(built.atlas.store.get_meta(meta_key(lexical)), lexical)
 
 

@@ -37,7 +37,7 @@ from ..errors import EmbeddingError
 from ..settings import Settings
 from ..store.protocol import GraphStore
 from ..timing import Timer
-from .answerability import AnswerabilityModel, assess, load_model, meta_key
+from .answerability import AnswerabilityModel, assess, load_model, meta_key, reads_lexical
 from .extensions import Extensions
 from .fingerprint import offline_fingerprint
 from .fusion import fuse, normalisation, phase_weights
@@ -99,12 +99,19 @@ class Engine:
             self.atlas_cache["publication_dates"] = cached
         return cached[1]
 
-    def answerability_model(self, settings: Settings, lexical: bool = False) -> AnswerabilityModel | None:
+    def answerability_model(self, settings: Settings, vector_model: str | None = None) -> AnswerabilityModel | None:
         """The atlas's calibrated model (else the shipped one) in `model` mode; None in `features` mode.
-        `lexical`: the query ran without vectors, so the model fitted without the dense features answers."""
+        `vector_model`: the query's vectors (None: it ran without), which decide between the dense model and
+        the one fitted without the dense features (`reads_lexical`)."""
         if settings.abstain != "model":
             return None
-        version, key = self.store.graph_version(), meta_key(lexical)
+        version = self.store.graph_version()
+        own = self.atlas_cache.get("own_dense_model")
+        if own is None or own[0] != version:
+            own = (version, self.store.get_meta(meta_key(False)) is not None)
+            self.atlas_cache["own_dense_model"] = own
+        lexical = reads_lexical(vector_model, own[1])
+        key = meta_key(lexical)
         cached = self.atlas_cache.get(key)
         if cached is None or cached[0] != version:
             cached = (version, load_model(self.store.get_meta(key), lexical))
@@ -187,7 +194,7 @@ class Engine:
         answerability = None
         if settings.abstain != "rule":
             with clock("answerability"):
-                model = self.answerability_model(settings, lexical=not state.dense)
+                model = self.answerability_model(settings, state.query_vector_model if state.dense else None)
                 answerability = assess(state, fused, self.store, model, settings)
         with clock("tiers"):
             tiers = self._tiers(fused, settings, abstain=bool(answerability and answerability.abstain),

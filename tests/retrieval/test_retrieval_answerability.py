@@ -106,3 +106,23 @@ def test_rule_mode_computes_nothing(samples_atlas):
     result = samples_atlas.query("GNU General Public License", abstain="rule")
     assert result.answerability is None and "answerability" not in result.steps
     assert json.dumps(result.to_dict())  # the contract stays serialisable
+
+
+def test_vectors_the_shipped_dense_model_never_read_are_scored_by_the_lexical_model(fresh_copy):
+    from ohara_lab import Atlas
+    from ohara_lab.retrieval.answerability import SHIPPED_VECTOR_MODEL, reads_lexical
+
+    assert reads_lexical(None, own_dense_model=True)  # no vectors: always lexical
+    assert not reads_lexical(SHIPPED_VECTOR_MODEL, own_dense_model=False)
+    assert reads_lexical("wordllama:l2_supercat_256", own_dense_model=False)  # another scale of cosines
+    assert not reads_lexical("wordllama:l2_supercat_256", own_dense_model=True)  # unless calibrated on this atlas
+    with Atlas.open(fresh_copy, **OFFLINE) as atlas:
+        settings = atlas.settings.override(abstain="model")
+        assert atlas.engine.answerability_model(settings, SHIPPED_VECTOR_MODEL).lexical is False
+        assert atlas.engine.answerability_model(settings, "gemini:text-embedding-004").lexical is True
+        own = _model(FEATURES, coef=[0.1] * len(FEATURES), mean=[0.5] * len(FEATURES), scale=[1.0] * len(FEATURES),
+                     calibration_scores=[0.5] * 30)
+        atlas.store.set_meta(meta_key(lexical=False), own.to_dict())
+        atlas._after_write()
+        chosen = atlas.engine.answerability_model(settings, "gemini:text-embedding-004")
+        assert chosen.lexical is False and chosen.coef == own.coef  # the atlas's own dense model

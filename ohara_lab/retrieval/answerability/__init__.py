@@ -22,12 +22,12 @@ from ...store.protocol import GraphStore
 from ..hits import Fused
 from ..state import QueryState
 from .features import FEATURE_VERSION, FEATURES, Evidence, features
-from .model import MODEL_META_KEY, AnswerabilityModel, load_model, meta_key
+from .model import MODEL_META_KEY, SHIPPED_VECTOR_MODEL, AnswerabilityModel, load_model, meta_key, reads_lexical
 
 ABSTAIN_MODES = ("model", "rule", "features")
 
 __all__ = ["ABSTAIN_MODES", "Answerability", "AnswerabilityModel", "FEATURES", "FEATURE_VERSION",
-           "MODEL_META_KEY", "assess", "load_model", "meta_key"]
+           "MODEL_META_KEY", "SHIPPED_VECTOR_MODEL", "assess", "load_model", "meta_key", "reads_lexical"]
 
 
 @dataclass

@@ -29,6 +29,16 @@ from .features import FEATURE_VERSION, FEATURES, LEXICAL_FEATURES
 MODEL_META_KEY = "answerability_model"  # + ".lexical" for the model of queries run without vectors
 DEFAULT_MODEL = "default_model.json"
 DEFAULT_LEXICAL_MODEL = "default_model_lexical.json"
+# The vectors whose cosines the shipped dense model read. Another embedder's cosines live on another
+# scale (Gemini's sit higher, WordLlama's lower), so without a model of its own such an atlas is read
+# by the shipped lexical model.
+SHIPPED_VECTOR_MODEL = "minilm:all-MiniLM-L6-v2"
+
+
+def reads_lexical(vector_model: str | None, own_dense_model: bool) -> bool:
+    """Whether a query is scored by the lexical model: it ran without vectors, or with vectors the shipped
+    dense model was not fitted on and the atlas has no dense model of its own (`ohara calibrate`)."""
+    return vector_model is None or (vector_model != SHIPPED_VECTOR_MODEL and not own_dense_model)
 
 
 @dataclass
