@@ -157,7 +157,7 @@ def split_rows(built: BuiltAtlas, dataset: Dataset, model: AnswerabilityModel, *
     """The queries of `dataset`'s test half (split="test") or all of them, then the test half of the foreign
     queries (at most `foreign_limit`; 0 = none), scored on `built` under `profile`: `test_set` for any cut."""
     from .calibrate import foreign_split  # noqa: PLC0415
-    from .tuning import split_queries  # noqa: PLC0415
+    from .splits import split_queries  # noqa: PLC0415
 
     overrides = {"profile": profile}
     ids = split_queries(dataset, 0.5, seed)[1] if split == "test" else [q.id for q in dataset.queries]

@@ -30,6 +30,7 @@ from .evaluate import EvalReport, QueryResult, aggregate, evaluate
 from .holdout import make_unanswerable
 from .matchers import RankedItem
 from .significance import DEFAULT_RESAMPLES, Comparison, compare, paired_scores
+from .splits import half
 from .subset import subset
 
 BASELINE = "full"
@@ -331,19 +332,6 @@ def evaluate_dataset(
                      rebuild=rebuild) as built:
         return run_matrix(half(ds, split, seed), built, chosen, seed=seed, n_resamples=n_resamples,
                           progress=progress, profile=profile)
-
-
-def half(dataset: Dataset, split: str | None, seed: int = DEFAULT_SEED) -> Dataset:
-    """`dataset` with the queries of one seeded half (tune | test), or unchanged for None."""
-    if split is None:
-        return dataset
-    if split not in ("tune", "test"):
-        raise UsageError(f"split must be tune or test, got {split!r}")
-    from .tuning import split_queries  # noqa: PLC0415 - tuning imports this module
-
-    ids = set(split_queries(dataset, 0.5, seed)[0 if split == "tune" else 1])
-    note = f"{split} split only: {len(ids)} of {len(dataset.queries)} queries (seed {seed})"
-    return replace(dataset, queries=[q for q in dataset.queries if q.id in ids], notes=[*dataset.notes, note])
 
 
 def recompute(run: ConfigRun, query_ids: Iterable[str]) -> dict[str, Any]:

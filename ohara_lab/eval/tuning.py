@@ -14,7 +14,6 @@ per-phase attribution, exactly as in the original.
 """
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from .dataset import Dataset
 from .matchers import matcher_for
 from .runner import DEFAULT_SEED, ConfigRun, recompute, run_config, variant
 from .significance import DEFAULT_RESAMPLES, compare
+from .splits import split_queries as split_queries  # re-exported: notebook 04 reaches the splits here
 
 GRID_BM25: tuple[float, ...] = (0.2, 0.4, 0.6, 0.8, 1.0)
 GRID_VECTOR: tuple[float, ...] = (0.25, 0.5, 1.0)
@@ -41,25 +41,6 @@ HIGH_SUGGESTIONS = {"OHARA_CROSS_DOC_WEIGHT": "0.6", "OHARA_CROSS_DOC_EXPAND_DEP
 
 
 # ---------------------------------------------------------------------- splits and grid
-
-
-def split_queries(
-    dataset: Dataset, tune_fraction: float = 0.5, seed: int = DEFAULT_SEED
-) -> tuple[list[str], list[str]]:
-    """(tune ids, test ids): disjoint, seeded, stratified by question type, in dataset order."""
-    if not 0.0 < tune_fraction < 1.0:
-        raise UsageError(f"tune_fraction must be strictly between 0 and 1, got {tune_fraction}")
-    rng = random.Random(seed)
-    tune: set[str] = set()
-    for qtype in dict.fromkeys(q.type for q in dataset.queries):
-        ids = [q.id for q in dataset.queries if q.type == qtype]
-        tune |= set(rng.sample(ids, round(tune_fraction * len(ids))))
-    order = [q.id for q in dataset.queries]
-    tune_ids = [i for i in order if i in tune]
-    test_ids = [i for i in order if i not in tune]
-    if not tune_ids or not test_ids:
-        raise UsageError(f"{dataset.name}: {len(order)} queries are too few for a tune/test split")
-    return tune_ids, test_ids
 
 
 def weight_grid(
