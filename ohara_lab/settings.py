@@ -145,6 +145,16 @@ class Settings:
     bridge_passages: int = _opt(3, "top first-pass passages whose entities become bridge queries")
     bridge_entities: int = _opt(5, "most bridge entities queried per query")
 
+    # --- retrieval: graph analytics (read from `ohara analyze`; nothing happens before it ran) ---
+    community: bool = _opt(True, "attach the query entities' topic communities to the result (community_context)"
+                                 " and let the Explorer offer paragraphs of the same communities")
+    adamic_adar: bool = _opt(True, "entity-pivot hits gain 0.2 x their strongest Adamic-Adar link to a query entity,"
+                                   " and the Explorer offers co-cited paragraphs (original profile: off)")
+    cluster_retrieval: bool = _opt(False, "phase 1f: for synthesis and exploratory queries, the paragraphs nearest"
+                                          " the centroids of the k-means clusters whose terms the query names")
+    cluster_weight: float = _opt(0.6, "fusion weight of phase 1f (clusters; runs with OHARA_CLUSTER_RETRIEVAL)")
+    cluster_members: int = _opt(3, "paragraphs phase 1f takes from each matching cluster, nearest its centroid first")
+
     # --- retrieval: temporal prior -------------------------------------------
     temporal_weight: float = _opt(0.2, "weight of the temporal prior (0 = off)")
     temporal_gate_floor: float = _opt(0.5, "normalised BM25 at or above which a hit is shielded from decay")
@@ -272,6 +282,7 @@ ORIGINAL_PROFILE: dict[str, Any] = {
     "normalisation": "max", "bm25_weight": 1.0, "sumo_weight": 0.4, "entity_pivot_weight": 0.6,
     "struct_weight": 0.3, "cross_doc_weight": 0.4, "vector_weight": 0.5, "ppr_weight": 0.0, "bridge_weight": 0.0,
     "principal_min_families": 2, "abstain": "rule",
+    "adamic_adar": False,  # the original's boost never applied (spec §3.6 [BUG]); its numbers are without it
 }
 PROFILE_FIELDS = tuple(ORIGINAL_PROFILE)
 

@@ -215,7 +215,9 @@ def build_atlas(
     manifest = _read_manifest(directory)
     code = code_fingerprint()
     if manifest is not None and manifest.get("key") == key and manifest.get("n_documents") == len(dataset.documents):
-        info = BuildInfo(**{**manifest, "reused": True, "stale_code": manifest.get("code") != code})
+        # `directory`: where it is now (a copied cache keeps the manifest of the place it was built in)
+        info = BuildInfo(**{**manifest, "directory": str(directory), "reused": True,
+                            "stale_code": manifest.get("code") != code})
     else:
         info = _ingest(atlas, dataset, key, parts, resolved, vector_model, ref, directory, progress, on_outcome,
                        batch_size)
@@ -238,6 +240,18 @@ def _ensure_synonyms(atlas: Any, embedder: str) -> None:
     s = atlas.settings
     if (done.get("threshold"), done.get("neighbours")) != (s.synonymy_threshold, s.synonymy_neighbours):
         atlas.link_synonyms()
+
+
+def ensure_analytics(atlas: Any) -> None:
+    """Graph analytics for the configs that read them, computed when missing or stale.
+
+    They are read only by what those configs turn on (the Adamic–Adar boost, cluster retrieval), so a
+    cached atlas stays valid for every other config.
+    """
+    from ..analytics.run import RUN_KEY, staleness  # noqa: PLC0415
+
+    if not atlas.store.get_meta(RUN_KEY) or staleness(atlas.store):
+        atlas.analyze()
 
 
 BATCHED_STAGE = "batched"  # NER, tagging and vectors done once per batch, not per document

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..errors import OharaError, UsageError
-from .build import BuildInfo, BuiltAtlas, build_atlas
+from .build import BuildInfo, BuiltAtlas, build_atlas, ensure_analytics
 from .configs import CONFIGS, EvalConfig, get_configs
 from .dataset import Dataset, in_family
 from .datasets.registry import load_dataset
@@ -180,6 +180,8 @@ def run_config(
     queries = dataset.select(query_ids)
     if not queries:
         raise UsageError(f"{dataset.name}: no queries to run")
+    if config.needs_analytics:
+        ensure_analytics(built.atlas)
     # One untimed query first, so loading the query embedder is not charged to a query.
     run_query(built, queries[0].text, merged, config.principal_topk, result_limit)
     cold_query_cache(built)

@@ -6,19 +6,27 @@
     bm25            phase 1, full text; always runs, it seeds the rest    phases/bm25.py
       after_bm25:*  extensions (reasoning sub-queries)
     PHASES          one signal family each, in table order:               phases/*.py
-                    sumo (1b), entity_pivot (2), cross_doc (1c), vector (1d),
-                    answers_same (1e, with OHARA_ANSWERS_SAME),
+                    sumo (1b), entity_pivot (2, + the Adamic–Adar boost),
+                    cross_doc (1c), vector (1d), answers_same (1e, with
+                    OHARA_ANSWERS_SAME), cluster (1f, with OHARA_CLUSTER_RETRIEVAL),
                     ppr (the graph walk, seeded by 1d), bridge (a second hop
                     from the entities of the best passages so far)
+    communities     the communities of the query's entities (community_context)  graph_analytics.py
     toc             phase 0b: the `toc_selector` extension picks sections  phases/toc.py
     structural      phase 3 from the top BM25 node and those sections     phases/structural.py
     fusion          normalise per phase, weighted sum                      fusion.py
     temporal        the guarded temporal prior (a bonus, not a family)     temporal.py
     answerability   a calibrated score; below its threshold, abstain       answerability/
     tiers           Principal (empty when abstaining), Integrity, Explorer tiers.py
+                    (+ co-cited and same-community paragraphs, unexpected  graph_analytics.py
+                    connections)
     views           what a person needs to judge each shown node           result.py
       after_tiers:* extensions (integrity verify, self-RAG, rerank, speculative pre-warm);
                     views for nodes they added
+
+What reads graph analytics (`ohara analyze`: communities, clusters, Adamic–Adar
+links) reads them through one `Analytics` view per query; an atlas never analysed
+runs exactly as before.
 
 Every step that ran is a key of `RetrievalResult.timings_ms`, in the order it ran
 (`RetrievalResult.steps`); a phase that did not run says why in `skipped`. Code
@@ -39,13 +47,16 @@ from ..store.protocol import GraphStore
 from ..timing import Timer
 from .answerability import AnswerabilityModel, assess, load_model, meta_key, reads_lexical
 from .extensions import Extensions
+from ..analytics.lookup import Analytics
 from .fingerprint import offline_fingerprint
 from .fusion import fuse, normalisation, phase_weights
 from .graph import PassageGraph, build_passage_graph
+from .graph_analytics import community_context, explorer_candidates, principal_slugs, unexpected_connections
 from .hits import Fused, Hit
 from .phases.answers_same import answers_same
 from .phases.bm25 import bm25
 from .phases.bridge import bridge
+from .phases.clusters import clusters
 from .phases.crossdoc import cross_doc
 from .phases.entity_pivot import entity_pivot
 from .phases.ppr import ppr
@@ -85,6 +96,7 @@ class Engine:
         self._query_vectors: dict[tuple[str, str], Any] = {}  # (model, text) -> vector; CoR, modes and sweeps repeat queries
         self.atlas_cache: dict[str, Any] = {}  # what phases derive from the atlas itself; dropped by `invalidate`
         self._cache_lock = threading.Lock()
+        self.analytics = Analytics(store)  # stored graph analytics; it reloads itself after each `analyze`
 
     def invalidate(self) -> None:
         """Forget what was derived from the atlas; the atlas calls this after every write."""
@@ -127,6 +139,13 @@ class Engine:
             self.atlas_cache["passage_graph"] = cached
         return cached[1]
 
+    def analytics_view(self, settings: Settings) -> Analytics | None:
+        """The analytics one query reads (checked once), None when none is stored or no setting reads them."""
+        if not (settings.community or settings.adamic_adar or settings.cluster_retrieval):
+            return None
+        view = self.analytics.pinned()
+        return view if view.available else None
+
     def clear_query_cache(self) -> None:
         """Forget cached query vectors (benchmarks and evaluations time each config's own embedding)."""
         self._query_vectors.clear()
@@ -157,6 +176,7 @@ class Engine:
             offline_fingerprint(state.query, self.store, self.ontology)
             if settings.as_of:
                 state.excluded, state.undated = as_of_documents(self._publication_dates(), settings.as_of)
+            state.analytics = self.analytics_view(settings)
         for step in self.extensions.fingerprint:
             with state.clock(step.label):
                 step.run(state)
@@ -176,6 +196,9 @@ class Engine:
             if needed or not self._skip_zero(state, phase.family, weights):
                 with clock(phase.step):
                     state.hits[phase.family] = _admitted(phase.run(self, state), state)
+        if state.analytics is not None and s.community:
+            with clock("communities"):
+                state.community_context = community_context(state)
         if self._skip_zero(state, "structural", weights):
             return
         with clock("toc"):
@@ -198,13 +221,13 @@ class Engine:
                 answerability = assess(state, fused, self.store, model, settings)
         with clock("tiers"):
             tiers = self._tiers(fused, settings, abstain=bool(answerability and answerability.abstain),
-                                excluded=state.excluded)
+                                excluded=state.excluded, analytics=state.analytics)
         with clock("views"):
             views = self._views(fused[: settings.result_limit], tiers)
         result = RetrievalResult(state.query, weights, fused, settings.result_limit, tiers, views, timings,
                                  dict(state.skipped), settings.to_dict(), answerability,
                                  AsOf(settings.as_of, len(state.excluded), list(state.undated))
-                                 if settings.as_of else None)
+                                 if settings.as_of else None, state.community_context)
         for step in self.extensions.after_tiers:  # they read the views (passage text) and may add nodes
             with clock(step.label):
                 step.run(result, state)
@@ -281,13 +304,17 @@ class Engine:
         return apply_prior(fused, docs, intent, state.query.date_range, s, protected, reference_day(s))
 
     def _tiers(self, fused: list[Fused], s: Settings, abstain: bool = False,
-               excluded: frozenset[str] = frozenset()) -> Tiers:
+               excluded: frozenset[str] = frozenset(), analytics: Analytics | None = None) -> Tiers:
         chosen, floor = principal(fused, s)
         chosen = [] if abstain else chosen
         items = integrity(chosen, fused, self.store, s, excluded)
         seen = {f.id for f in fused} | {i.id for i in items}
-        frontier, reason = explorer(chosen, seen, self.store, s, excluded)
-        return Tiers(chosen, items, frontier, reason, knowledge_gaps(chosen, self.store), floor)
+        slugs = principal_slugs(chosen, self.store) if analytics is not None and chosen else []
+        extra = explorer_candidates(slugs, self.store, analytics, adamic_adar=s.adamic_adar,
+                                    community=s.community) if slugs else []
+        frontier, reason = explorer(chosen, seen, self.store, s, excluded, extra)
+        unexpected = unexpected_connections(slugs, self.store, analytics) if slugs and s.community else []
+        return Tiers(chosen, items, frontier, reason, knowledge_gaps(chosen, self.store), floor, unexpected)
 
     # ------------------------------------------------------------------ views
     def _views(self, results: list[Fused], tiers: Tiers, known: Collection[str] = ()) -> dict[str, NodeView]:
@@ -348,6 +375,7 @@ PHASES: tuple[Phase, ...] = (
     Phase("cross_doc_edge", "cross_doc", lambda e, st: cross_doc(st, e.store, st.settings)),
     Phase("vector", "vector", lambda e, st: e.vector_phase(st), feeds=("ppr",)),
     Phase("answers_same", "answers_same", lambda e, st: answers_same(st, e.store, st.settings)),
+    Phase("cluster_summary", "cluster", lambda e, st: clusters(st, e.store, st.settings)),
     Phase("ppr", "ppr", lambda e, st: ppr(st, e.store, st.settings, e.passage_graph())),
     Phase("bridge", "bridge", lambda e, st: bridge(st, e.store, st.settings)),
 )

@@ -4,10 +4,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-# Signal families in fusion order: the original's (spec §3.8), then the graph walk and the bridge hop.
+# Signal families in fusion order: the original's (spec §3.8), then the graph walk and the bridge hop, then
+# cluster retrieval (1f; last, so that a query without it sums its terms in the same order as before).
 # Temporal is a prior, not a family.
 PHASES = ("fulltext", "sumo", "entity_pivot", "cross_doc_edge", "structural", "vector", "answers_same", "ppr",
-          "bridge")
+          "bridge", "cluster_summary")
 
 
 @dataclass

@@ -60,6 +60,7 @@ class RetrievalResult:
     settings: dict[str, Any] = field(default_factory=dict)
     answerability: Answerability | None = None
     as_of: AsOf | None = None
+    community_context: list[dict[str, Any]] = field(default_factory=list)  # the query entities' communities
 
     @property
     def results(self) -> list[Fused]:
@@ -118,12 +119,14 @@ class RetrievalResult:
                 "explorer": [{**asdict(x), "document_title": self._title(x.document_id)} for x in t.explorer],
                 "stopped_reason": t.stopped_reason,
                 "knowledge_gaps": t.knowledge_gaps,
+                "unexpected_connections": t.unexpected_connections,
                 "score_floor": t.floor,
             },
             "abstained": self.abstained,
             "abstain_reason": self.abstain_reason,
             **({"answerability": self.answerability.to_dict()} if self.answerability is not None else {}),
             **({"as_of": self.as_of.to_dict()} if self.as_of is not None else {}),
+            **({"community_context": self.community_context} if self.community_context else {}),
             "skipped_phases": self.skipped,
             "steps": self.steps,
             "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
@@ -182,6 +185,9 @@ class RetrievalResult:
             f"not Principal: {len(families)} signal family" if len(families) < 2 else
             f"not Principal: below the score floor {self.tiers.floor:.4f} or past the limit")
         lines.append(f"  families: {', '.join(families) or 'none'} → {verdict}")
+        if self.community_context:
+            lines.append("  communities of the query's entities: " + "; ".join(
+                f"{c['label'] or c['id']} ({c['member_count']} entities)" for c in self.community_context))
         lines.append(f"  steps run: {', '.join(self.steps)}")
         if self.skipped:
             lines.append("  skipped: " + "; ".join(f"{p} ({why})" for p, why in sorted(self.skipped.items())))
@@ -200,7 +206,13 @@ def _why(phase: str, via: dict[str, Any]) -> str:
     if phase == "sumo":
         return f"; tags {', '.join(via.get('matched_tags', []))}"
     if phase == "entity_pivot":
-        return f"; mentions {', '.join(via.get('shared_entities', []))}"
+        aa = via.get("adamic_adar")
+        return (f"; mentions {', '.join(via.get('shared_entities', []))}"
+                + (f" (communities {', '.join(map(str, via['communities']))})" if via.get("communities") else "")
+                + (f"; Adamic–Adar +{aa['boost']:.4f}: {aa['entity']} ~ {aa['query_entity']} ({aa['score']:.2f})"
+                   if aa else ""))
+    if phase == "cluster_summary":
+        return f"; cluster {via.get('cluster')} ({', '.join(via.get('cluster_terms', []))})"
     return ""
 
 

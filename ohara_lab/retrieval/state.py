@@ -25,6 +25,8 @@ class QueryState:
     excluded: frozenset[str] = frozenset()  # documents that take no part ("as of": published later)
     undated: tuple[str, ...] = ()  # documents with no publication date an "as of" query keeps (and labels)
     history: list[dict[str, str]] = field(default_factory=list)  # earlier conversation turns {role, content}
+    analytics: Any = None  # the atlas's stored graph analytics (`Analytics.pinned()`), None when never analysed
+    community_context: list[dict[str, Any]] = field(default_factory=list)  # communities of the query's entities
     timings: dict[str, float] = field(default_factory=dict)  # ms per phase
     clock: Any = None  # context-manager factory that adds to `timings`
 

@@ -13,13 +13,15 @@ cross-document hits, every item with its provenance; Principal items whose
 document a later one supersedes are flagged `contradicted`.
 
 Explorer: from the Principal documents one hop further along SIMILAR_TO than
-phase 1c went, and (with OHARA_ANSWERS_SAME) the paragraphs answering the same
-question as a Principal paragraph (scent 0.4), the documents whose scent (product
-of edge weights) lies in [`explorer_stop_weight`, `integrity_weight_min`).
+phase 1c went, (with OHARA_ANSWERS_SAME) the paragraphs answering the same
+question as a Principal paragraph (scent 0.4), and (with stored analytics) the
+co-cited and same-community paragraphs of `graph_analytics.py`: the documents
+whose scent (product of edge weights) lies in [`explorer_stop_weight`, `integrity_weight_min`).
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,6 +87,7 @@ class Tiers:
     stopped_reason: str | None = None
     knowledge_gaps: list[dict[str, Any]] = field(default_factory=list)
     floor: float = 0.0
+    unexpected_connections: list[dict[str, Any]] = field(default_factory=list)  # cross-community RELATED_TO
 
 
 def score_floor(scores: list[float], pctl: float) -> float:
@@ -163,7 +166,9 @@ def _flag_contradictions(items: list[IntegrityItem], chosen: list[Fused], store:
 
 
 def explorer(chosen: list[Fused], seen: set[str], store: GraphStore, settings: Settings,
-             excluded: frozenset[str] = frozenset()) -> tuple[list[FrontierItem], str]:
+             excluded: frozenset[str] = frozenset(), extra: Sequence[FrontierItem] = ()
+             ) -> tuple[list[FrontierItem], str]:
+    """Frontier documents in the scent band; `extra`: further paragraph candidates (a document's first wins)."""
     if not chosen:
         return [], "no_principal_seeds"
     seeds = list(dict.fromkeys(f.document_id for f in chosen))
@@ -187,6 +192,9 @@ def explorer(chosen: list[Fused], seen: set[str], store: GraphStore, settings: S
                 best[row.document_id] = FrontierItem(row.document_id, row.id, "answers same question as",
                                                      row.question, ANSWERS_SAME_SCENT, 1, source="answers_same",
                                                      seed_document=None)
+    for cand in extra:
+        if cand.node_id not in seen and cand.document_id not in seen_docs and cand.document_id not in best:
+            best[cand.document_id] = cand
     band = [i for i in best.values() if settings.explorer_stop_weight <= i.score < settings.integrity_weight_min]
     band.sort(key=lambda i: (-i.score, i.document_id))
     if not band:
