@@ -213,11 +213,9 @@ def knowledge_gaps(chosen: list[Fused], store: GraphStore, limit: int = 10) -> l
     if not slugs:
         return []
     degree = store.relation_degrees(["entities/" + s for s in slugs], "RELATED_TO")
-    names = {e.slug: e.name for e in store.get_entities(slugs)}
-    gaps = []
-    for slug in slugs:
-        if degree.get("entities/" + slug, 0) < 2:
-            gaps.append({"type": "knowledge_gap", "entity_name": names.get(slug, slug), "entity_slug": slug,
-                         "reason": "fewer than two co-occurring entities in the atlas",
-                         "hint": f"ingest more documents about {names.get(slug, slug)}"})
-    return gaps[:limit]
+    isolated = [s for s in slugs if degree.get("entities/" + s, 0) < 2]
+    # names of those only: an entity record carries its document list, long for the common ones
+    names = {e.slug: e.name for e in store.get_entities(isolated[:limit])} if isolated else {}
+    return [{"type": "knowledge_gap", "entity_name": names.get(slug, slug), "entity_slug": slug,
+             "reason": "fewer than two co-occurring entities in the atlas",
+             "hint": f"ingest more documents about {names.get(slug, slug)}"} for slug in isolated[:limit]]

@@ -40,6 +40,16 @@ def test_onnx_vectors_are_torchs():
     assert onnx.embed([texts[0]]) == pytest.approx(onnx_vecs[:1], abs=1e-5)  # batch-independent
 
 
+def test_queries_run_on_a_one_thread_session_with_the_same_vectors():
+    """A query is encoded on a session of its own (one intra-op thread); its vector is the batch session's."""
+    texts = _texts()[:20] + ["Who founded Alpha Bank?", "When was the composer of Aschenbrödel born?"]
+    onnx = EMBEDDERS["minilm"][1](16, "onnx")
+    queries = np.stack([onnx.embed([t], "query")[0] for t in texts])
+    documents = np.stack([onnx.embed([t])[0] for t in texts])
+    assert set(onnx._sessions) == {1, onnx._threads} or onnx._threads == 1
+    assert np.array_equal(queries, documents)
+
+
 def test_unknown_backend_is_a_usage_error():
     with pytest.raises(UsageError, match="unknown embed backend 'cuda'"):
         EMBEDDERS["minilm"][1](16, "cuda")

@@ -7,7 +7,7 @@ import pytest
 
 from ohara_lab.retrieval.graph import build_passage_graph
 from ohara_lab.retrieval.hits import Hit
-from ohara_lab.retrieval.phases.ppr import personalized_pagerank, ppr
+from ohara_lab.retrieval.phases.ppr import personalized_pagerank, ppr, top_passages
 from ohara_lab.retrieval.query import parse_query
 from ohara_lab.retrieval.state import QueryState
 from ohara_lab.settings import Settings
@@ -129,3 +129,19 @@ def test_the_walk_cache_follows_the_graph_version(fresh_copy):
         rebuilt = atlas.engine.passage_graph()
         assert rebuilt is not first and not any(p.startswith(doc.replace("documents/", "paragraphs/"))
                                                 for p in rebuilt.passages)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_top_passages_is_the_sorted_ranking_ties_by_id(seed):
+    """The walk's top k by numpy equals sorting every passage with mass by (−mass, id), ties at the cut included."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    ids = sorted(f"paragraphs/p{rng.integers(1e6)}-{i}" for i in range(n))
+    rows = PassageEntityGraph(mentions=[(p, "e") for p in ids], related=[], synonyms=[])
+    graph = build_passage_graph(GraphRows(rows))
+    mass = np.zeros(graph.size)
+    mass[:n] = rng.choice([0.0, 0.1, 0.2, 0.25, 0.5], size=n) * rng.choice([1.0, 1.0, 1e-3], size=n)
+    for k in (1, 7, 40, n + 5):
+        expected = sorted(((p, float(mass[i])) for i, p in enumerate(graph.passages) if mass[i] > 0),
+                          key=lambda kv: (-kv[1], kv[0]))[:k]
+        assert top_passages(graph, mass, k) == expected

@@ -564,3 +564,23 @@ def test_bm25_max_score_bounds_every_bm25_hit(store):
     assert hits and ceiling > 0 and all(h.score <= ceiling + 1e-9 for h in hits)
     assert store.bm25_max_score(["nowhere"]) == 0.0 and store.bm25_max_score([]) == 0.0
     assert store.bm25_max_score(["alpha", "delta", "epsilon"]) > ceiling  # every matching word raises the ceiling
+
+
+def test_bm25_max_score_follows_writes_and_deletes(store):
+    """The ceiling reads corpus figures (row count, document frequencies) that a write or delete changes."""
+    store.write_document(make_graph("a1", [("Alpha beta.", [], []), ("Gamma delta.", [], [])]))
+    first = store.bm25_max_score(["alpha"])
+    assert first == pytest.approx(_ceiling(store, "alpha"))
+    store.write_document(make_graph("b2", [("Alpha again.", [], []), ("Epsilon.", [], []), ("Zeta.", [], [])]))
+    more = store.bm25_max_score(["alpha"])
+    assert more != pytest.approx(first) and more == pytest.approx(_ceiling(store, "alpha"))
+    store.delete_document("documents/b2")
+    assert store.bm25_max_score(["alpha"]) == pytest.approx(first)
+
+
+def _ceiling(store: GraphStore, token: str) -> float:
+    """FTS5's idf of one token times k1 + 1, from counts taken now: rows indexed, rows holding the token."""
+    import math  # noqa: PLC0415
+
+    rows, df = store.corpus_stats()["fts_rows"], len(store.bm25_search([token], 1000))
+    return max(1e-6, math.log((rows - df + 0.5) / (df + 0.5))) * 2.2

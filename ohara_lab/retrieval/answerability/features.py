@@ -17,6 +17,8 @@ import math
 import re
 import statistics
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
 
 from ...store.protocol import GraphStore
 from ...text import QUERY_STOPWORDS, tokenize
@@ -30,6 +32,7 @@ PASSAGES_PER_ENTITY = 5
 BM25_K1 = 1.2
 NOT_RELATIONS = frozenset("who whom whose what which when where why how many much did does do was were is are "
                           "the name named".split())  # question words: neither a name nor the relation asked for
+_SUFFIX = re.compile(r"(ies|ied|ing|ed|es|s|e)$")
 _NAME = re.compile(r"\b[A-Z][\w'&.-]*(?:\s+(?:of|the|de|von|van|and|&|la|le|du)?\s*[A-Z][\w'&.-]*)*")
 
 
@@ -49,10 +52,11 @@ def _words(text: str) -> set[str]:
     return {stem(t) for t in tokenize(text)}
 
 
+@lru_cache(maxsize=1 << 16)  # the evidence of every query stems hundreds of words, mostly the same ones
 def stem(word: str) -> str:
     """The features' suffix stem ("married"/"marries" meet). Not `text.stem`: the shipped model was fitted on
     this one, and changing it is a new FEATURE_VERSION with a refit."""
-    return re.sub(r"(ies|ied|ing|ed|es|s|e)$", "", word) if len(word) > 4 else word
+    return _SUFFIX.sub("", word) if len(word) > 4 else word
 
 
 def query_names(text: str) -> list[str]:

@@ -76,8 +76,11 @@ def personalized_pagerank(graph: PassageGraph, reset: np.ndarray, damping: float
     """x = (1 − d)·r + d·Pᵀx by power iteration; `reset` sums to 1. Mass that reaches a closed row
     (`open_rows` = 0: a passage an "as of" query must not read) is dropped there."""
     x = reset.copy()
+    restart = (1.0 - damping) * reset
     for _ in range(MAX_STEPS):
-        nxt = (1.0 - damping) * reset + damping * (graph.transpose @ x)
+        nxt = graph.transpose @ x  # then d·(Pᵀx) + (1 − d)·r in place: the same floats, no temporaries
+        nxt *= damping
+        nxt += restart
         if open_rows is not None:
             nxt *= open_rows
         if np.abs(nxt - x).sum() < TOLERANCE:
@@ -112,17 +115,31 @@ def ppr(state: QueryState, store: GraphStore, settings: Settings, graph: Passage
     if not graph.synonyms_linked:
         state.skipped["synonymy"] = "no SYNONYM_OF edges in this atlas: run `ohara embed` to link entity names"
     mass = personalized_pagerank(graph, reset / total, settings.ppr_damping, graph.blocked(state.excluded))
-    scores = {p: float(mass[i]) for i, p in enumerate(graph.passages) if mass[i] > 0}
+    scores = dict(top_passages(graph, mass, 2 * state.limit))
     scores.update({p: (1.0 - settings.ppr_damping) * r / total for p, r in outside.items() if r > 0})
     top = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[: 2 * state.limit]
     shown = sorted(found.items(), key=lambda kv: (-kv[1][0] * graph.specificity[kv[0]], kv[0]))[:SHOWN_SEEDS]
     via_seeds = [{"entity": s, "weight": round(w * graph.specificity[s], 6), "from": src} for s, (w, src) in shown]
     seed_set = set(found)
-    docs = {nid: row.get("document_id", "") for nid, row in store.get_nodes([p for p, _ in top]).items()}
+    docs = {p: graph.passage_documents[p] for p, _ in top if p in graph.passage_documents}
+    rest = [p for p, _ in top if p not in docs]  # candidates outside the graph
+    docs.update({nid: row.get("document_id", "") for nid, row in store.get_nodes(rest).items()} if rest else {})
     return [Hit(pid, docs.get(pid, ""), "ppr", score,
                 {"mass": score, "resets_from": source, "seeds": via_seeds,
                  "linked_by": [e for e in graph.passage_entities.get(pid, []) if e in seed_set]})
             for pid, score in top]
+
+
+def top_passages(graph: PassageGraph, mass: np.ndarray, k: int) -> list[tuple[str, float]]:
+    """The k passages of most mass (> 0), ties by id — passages are sorted, so by row — without a Python
+    loop over every passage: the k-th largest mass bounds the candidates, ties at the bound included."""
+    head = mass[: len(graph.passages)]
+    rows = np.flatnonzero(head > 0)
+    if rows.size > k:
+        bound = np.partition(head[rows], rows.size - k)[rows.size - k]
+        rows = rows[head[rows] >= bound]
+    rows = rows[np.lexsort((rows, -head[rows]))][:k]
+    return [(graph.passages[i], float(head[i])) for i in rows]
 
 
 def _first_pass_hits(state: QueryState, store: GraphStore, candidates: dict[str, float], source: str) -> list[Hit]:
