@@ -49,7 +49,7 @@ class Analytics:
             self._cache[kind] = self.store.get_analytics(kind) if run else {}
         return self._cache[kind]
 
-    def pinned(self) -> "Analytics":
+    def pinned(self) -> Analytics:
         """This view with the run checked once, now: one query's many lookups then cost no store round trip
         each (rows it loads stay cached here for later queries of the same run)."""
         self._sync()

@@ -41,13 +41,13 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
+from ..analytics.lookup import Analytics
 from ..errors import EmbeddingError
 from ..settings import Settings
 from ..store.protocol import GraphStore
 from ..timing import Timer
 from .answerability import AnswerabilityModel, assess, load_model, meta_key, reads_lexical
 from .extensions import Extensions
-from ..analytics.lookup import Analytics
 from .fingerprint import offline_fingerprint
 from .fusion import fuse, normalisation, phase_weights
 from .graph import PassageGraph, build_passage_graph

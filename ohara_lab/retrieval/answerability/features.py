@@ -18,7 +18,6 @@ import re
 import statistics
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
 from ...store.protocol import GraphStore
 from ...text import QUERY_STOPWORDS, tokenize
