@@ -47,6 +47,15 @@ def offline_atlas(path: str | Path, **overrides: Any) -> Atlas:
     return Atlas.open(path, settings=Settings(), llm="offline", **{**COMMON, **overrides})
 
 
+def ingested_samples(path: Path) -> Path:
+    """`path` holding the shipped sample corpus, ingested offline (the modes' and the LLM steps' atlas)."""
+    from ohara_lab.samples import corpus_dir
+
+    with offline_atlas(path) as atlas:
+        atlas.ingest(corpus_dir(), progress=False)
+    return path
+
+
 def counts(atlas: Atlas) -> dict[str, Any]:
     """What a graph holds, without run-dependent fields (token usage, timestamps)."""
     s = atlas.stats()

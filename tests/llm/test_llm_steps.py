@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 
 from gemini_stub import error_reply
-from standin import faithful_model, gemini_atlas, offline_atlas
+from standin import faithful_model, gemini_atlas, ingested_samples, offline_atlas
 from ohara_lab.llm.query_plan import LLMTocSelector, day_range, history_block
 from ohara_lab.llm.speculative import cache_key
-from ohara_lab.samples import corpus_dir
 
 MODEL = "gemini:gemini-2.5-flash-lite"
 QUESTION = "Which licence superseded the GNU General Public License version 2 and what did it add?"
@@ -16,10 +15,7 @@ QUESTION = "Which licence superseded the GNU General Public License version 2 an
 
 @pytest.fixture(scope="module")
 def corpus_path(tmp_path_factory):
-    path = tmp_path_factory.mktemp("corpus")
-    with offline_atlas(path) as atlas:
-        atlas.ingest(corpus_dir(), progress=False)
-    return path
+    return ingested_samples(tmp_path_factory.mktemp("corpus"))
 
 
 @pytest.fixture

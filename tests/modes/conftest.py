@@ -13,18 +13,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
 
 from gemini_stub import GeminiStub  # noqa: E402
-from standin import offline_atlas  # noqa: E402
+from standin import ingested_samples, offline_atlas  # noqa: E402
 
-from ohara_lab.samples import corpus_dir  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def corpus_path(tmp_path_factory):
     """An atlas directory holding the sample corpus (offline structuring, rule-based NER)."""
-    path = tmp_path_factory.mktemp("modes_corpus")
-    with offline_atlas(path) as atlas:
-        atlas.ingest(corpus_dir(), progress=False)
-    return path
+    return ingested_samples(tmp_path_factory.mktemp("modes_corpus"))
 
 
 @pytest.fixture
