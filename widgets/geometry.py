@@ -147,6 +147,21 @@ def unit_sphere(segments_around: int = 16, rings: int = 8) -> tuple[np.ndarray, 
     return verts.astype(np.float32), np.array(faces, dtype=np.uint32)
 
 
+def aura_mesh_colors(layout: MapLayout, class_code: int) -> np.ndarray:
+    """Per-vertex colours of one aura class's merged mesh (what a colour-mode change rewrites)."""
+    a = layout.auras
+    docs = np.flatnonzero(a.classes == class_code)
+    return np.repeat(a.colors[docs], len(unit_sphere()[0]), axis=0).astype(np.float32)
+
+
+def disc_outline_colors(layout: MapLayout) -> np.ndarray:
+    """Per-vertex colours of the disc outlines: each document's aura colour."""
+    n = len(layout.discs.document_ids)
+    per_circle = CIRCLE_SEGMENTS * 2
+    return np.repeat(layout.auras.colors, per_circle, axis=0).astype(np.float32).reshape(-1, 3) if n else \
+        np.zeros((0, 3), np.float32)
+
+
 def aura_mesh_arrays(layout: MapLayout, class_code: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """One merged ellipsoid mesh for every document of an aura class: (vertices, colours, indices).
 
@@ -160,7 +175,7 @@ def aura_mesh_arrays(layout: MapLayout, class_code: int) -> tuple[np.ndarray, np
         return None
     sphere, faces = unit_sphere()
     verts = (sphere[None, :, :] * a.scales[docs][:, None, :] + a.centers[docs][:, None, :]).reshape(-1, 3)
-    colors = np.repeat(a.colors[docs], len(sphere), axis=0)
+    colors = aura_mesh_colors(layout, class_code)
     offsets = (np.arange(len(docs), dtype=np.uint32) * len(sphere))[:, None, None]
     index = (faces[None, :, :] + offsets).reshape(-1)
     return verts.astype(np.float32), colors.astype(np.float32), index.astype(np.uint32)
@@ -268,6 +283,7 @@ _VIEW_DIRECTIONS = {  # from the target towards the camera, before fitting the d
     "side": (-1.0, 0.25, 0.0),  # from −X, so time (Z) runs left to right
 }
 FIT_MARGIN = 0.92  # fraction of the canvas the fitted box may fill
+RECENTRE_ROUNDS = 3
 
 
 def stretched(points: np.ndarray, time_scale: float) -> np.ndarray:
@@ -281,32 +297,59 @@ def fitted_view(points: np.ndarray, direction: Sequence[float], fov: float, aspe
                 up: Sequence[float] = (0.0, 1.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
     """Camera position and target that look at the points' box centre from `direction` and fit them.
 
-    The distance starts at the bounding sphere's and is rescaled until the
-    projected points fill `FIT_MARGIN` of the tighter canvas side (perspective
-    makes this a fixed-point iteration; four rounds settle it). Fitting the
-    points rather than their box's corners keeps the map from shrinking into
-    the middle of the canvas.
+    The distance is the smallest at which every point lies in front of the camera
+    and inside `FIT_MARGIN` of the canvas, found by bisection (the projected extent
+    shrinks as the camera backs away, however deep the scene is along the view
+    axis; a rescaling step overshoots when near points dominate, as in the tunnel
+    view). Fitting the points rather than their box's corners keeps the map from
+    shrinking into the middle of the canvas.
     """
-    corners = np.asarray(points, dtype=np.float64).reshape(-1, 3)
-    if len(corners) == 0:
-        corners = np.zeros((1, 3))
-    target = (corners.min(axis=0) + corners.max(axis=0)) / 2
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    if len(pts) == 0:
+        pts = np.zeros((1, 3))
+    target = (pts.min(axis=0) + pts.max(axis=0)) / 2
     d = np.asarray(direction, dtype=np.float64)
     d /= np.linalg.norm(d)
-    radius = max(float(np.linalg.norm(corners - target, axis=1).max()), 1.0)
-    dist = radius / math.sin(math.radians(fov) / 2)
     height = 1000
     width = int(round(height * aspect))
-    for _ in range(4):
+
+    def fits(dist: float) -> bool:
         position = target + d * dist
-        q = look_at_quaternion(position, target, up)
-        px, depth = project(corners, position, q, fov, width, height)
-        if (depth <= 0).any():
-            dist *= 1.5
-            continue
-        half = np.abs(px - [width / 2, height / 2]) / [width / 2, height / 2]
-        dist *= float(half.max()) / FIT_MARGIN
-    return target + d * dist, target
+        px, depth = project(pts, position, look_at_quaternion(position, target, up), fov, width, height)
+        if (depth <= 1e-6 * dist).any():
+            return False
+        return float((np.abs(px - [width / 2, height / 2]) / [width / 2, height / 2]).max()) <= FIT_MARGIN
+
+    def fit_distance() -> float:
+        hi = max(float(np.linalg.norm(pts - target, axis=1).max()), 1.0) / math.sin(math.radians(fov) / 2)
+        while not fits(hi):
+            hi *= 2
+        lo = 0.0
+        for _ in range(30):  # 2^-30 of the distance: far below a pixel
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if fits(mid) else (mid, hi)
+        return hi
+
+    for _ in range(RECENTRE_ROUNDS):
+        # Perspective makes the box centre project off-centre; pan so the points' extent is centred, refit.
+        position = target + d * fit_distance()
+        rot = rotation_matrix(look_at_quaternion(position, target, up))
+        cam = (pts - position) @ rot
+        depth = -cam[:, 2]
+        shift = [_centring_pan(cam[:, axis], depth) for axis in (0, 1)]
+        target = target + rot[:, 0] * shift[0] + rot[:, 1] * shift[1]
+    return target + d * fit_distance(), target
+
+
+def _centring_pan(x: np.ndarray, depth: np.ndarray) -> float:
+    """Pan s along one camera axis that centres the projected extent of points (x, depth).
+
+    A point projects to x/depth; with the extreme points a and b the centre condition
+    (x_a − s)/z_a + (x_b − s)/z_b = 0 gives s = (x_a/z_a + x_b/z_b) / (1/z_a + 1/z_b).
+    """
+    ratio = x / depth
+    a, b = int(np.argmin(ratio)), int(np.argmax(ratio))
+    return float((ratio[a] + ratio[b]) / (1 / depth[a] + 1 / depth[b]))
 
 
 def view_camera(layout: MapLayout, view: str, time_scale: float, aspect: float) -> tuple[np.ndarray, np.ndarray]:
@@ -318,11 +361,19 @@ def view_camera(layout: MapLayout, view: str, time_scale: float, aspect: float) 
     from ohara_lab.layout.camera import fit_camera  # noqa: PLC0415
 
     if view == "entrance":
+        # The spec's direction (from before the first slab, down +Z); the distance is fitted to the
+        # nodes like the other views, since the spec's own (1.6 × the bounding box) leaves the map a
+        # small clump in the middle of the canvas.
         cam = fit_camera(stretched(layout.bounds, time_scale).astype(np.float32), layout.camera.fov)
-        return np.asarray(cam.position, dtype=np.float64), np.asarray(cam.target, dtype=np.float64)
-    if view not in _VIEW_DIRECTIONS:
+        direction = np.asarray(cam.position, dtype=np.float64) - np.asarray(cam.target, dtype=np.float64)
+    elif view in _VIEW_DIRECTIONS:
+        direction = np.asarray(_VIEW_DIRECTIONS[view], dtype=np.float64)
+    else:
         raise ValueError(f"unknown view {view!r}; choose one of {list(VIEWS)}")
-    points = stretched(layout.positions, time_scale)
+    points = layout.positions
     if len(points) > 4000:  # the hull is what matters; a fixed stride keeps it deterministic and fast
         points = points[:: len(points) // 4000 + 1]
-    return fitted_view(points, _VIEW_DIRECTIONS[view], layout.camera.fov, aspect)
+    # The auras' tips too: a camera inside the nearest document's aura sees nothing but its colour.
+    a = layout.auras
+    tips = (a.centers[:, None, :] + a.scales[:, None, :] * np.vstack([np.eye(3), -np.eye(3)])[None]).reshape(-1, 3)
+    return fitted_view(stretched(np.vstack([points, tips]), time_scale), direction, layout.camera.fov, aspect)

@@ -99,6 +99,16 @@ class NodeInspector:
                    for t in self.map_input.text_nodes if tag in t.sumo_tags)
         return list(dict.fromkeys(holders))
 
+    def title(self, node_id: str) -> str:
+        """One line naming a node in full (the hover tooltip), from the snapshot: no store read."""
+        doc = self.documents.get(node_id)
+        if doc is not None:
+            return f"{doc.title} ({doc.published_date or doc.coverage_start or 'undated'})"
+        section = self.sections.get(node_id)
+        label = section.title if section is not None and section.title else self.labels.get(node_id, node_id)
+        owner = self.documents.get(section.document_id) if section is not None else None
+        return f"{label} — {owner.title}" if owner is not None else label
+
     # ------------------------------------------------------------------ page
     def inspect(self, node_id: str) -> Inspection:
         row = self._row(node_id)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pythreejs as p3
@@ -15,7 +16,7 @@ import pythreejs as p3
 from ohara_lab.layout.auras import DECAY_CLASSES
 from ohara_lab.layout.maplayout import MapLayout
 
-from .geometry import NodeBucket, aura_mesh_arrays, disc_outline_arrays, guide_arrays
+from .geometry import NodeBucket, aura_mesh_arrays, disc_outline_arrays, disc_outline_colors, guide_arrays
 
 MIN_POINT_PX = 2.0
 MAX_POINT_PX = 18.0
@@ -23,8 +24,7 @@ LABEL_FONT_PX = 48  # texture resolution; the on-screen height is set by the spr
 LABEL_COLOR = "#d5dde3"
 TICK_LABEL_COLOR = "#93a1a1"
 MAX_TICK_LABELS = 12
-MAX_DOCUMENT_LABELS = 40
-DOCUMENT_LABEL_CHARS = 30
+MAX_DOCUMENT_LABELS = 60  # the largest documents get a label; decluttering picks which show
 DOC_LABEL_OFFSET = 35.0  # spec §6: doc labels at discR + 35
 
 
@@ -66,10 +66,11 @@ def set_points(obj: p3.Points, positions: np.ndarray, colors: np.ndarray) -> Non
     _set_arrays(obj, *_or_dummy(positions, colors, 1))
 
 
-def node_points(layout: MapLayout, buckets: Sequence[NodeBucket], point_scale: float,
+def node_points(layout: MapLayout, buckets: Sequence[NodeBucket], drawn: Sequence[np.ndarray], point_scale: float,
                 texture: p3.DataTexture | None) -> list[p3.Points]:
-    return [points(layout.positions[b.rows], layout.colors[b.rows], pixel_size(b.size, point_scale), texture)
-            for b in buckets]
+    """One `Points` per bucket, holding the bucket's `drawn` rows (all of them, or a level-of-detail part)."""
+    return [points(layout.positions[rows], layout.colors[rows], pixel_size(b.size, point_scale), texture)
+            for b, rows in zip(buckets, drawn)]
 
 
 def line_segments(vertices: np.ndarray, colors: np.ndarray, opacity: float = 0.35,
@@ -106,14 +107,21 @@ def guide_lines(layout: MapLayout) -> p3.LineSegments:
 
 
 def disc_lines(layout: MapLayout) -> p3.LineSegments:
-    vertices = disc_outline_arrays(layout)
-    node_colors = layout.auras.colors  # the document colour (by-document mode) or its class colour
-    per_vertex = np.repeat(node_colors, len(vertices) // max(len(node_colors), 1), axis=0)
-    return line_segments(vertices, per_vertex.reshape(-1, 3), opacity=0.6)
+    # The outline takes the document colour (by-document mode) or its class colour, like its aura.
+    return line_segments(disc_outline_arrays(layout), disc_outline_colors(layout), opacity=0.6)
+
+
+def set_colors(obj: p3.Object3D, colors: np.ndarray) -> None:
+    """Rewrite one object's colour buffer only: the browser gets one array, the scene stays."""
+    if len(colors):
+        obj.geometry.attributes["color"].array = np.ascontiguousarray(colors, dtype=np.float32)
 
 
 def aura_meshes(layout: MapLayout) -> list[p3.Mesh]:
-    """One translucent merged mesh per decay class present (EPHEMERAL's pulse is not animated)."""
+    """One translucent merged mesh per decay class present (EPHEMERAL's pulse is not animated).
+
+    Each mesh's `name` is "aura CLASS", which is how a recolouring finds its class again.
+    """
     meshes = []
     for code, name in enumerate(DECAY_CLASSES):
         arrays = aura_mesh_arrays(layout, code)
@@ -131,33 +139,79 @@ def aura_meshes(layout: MapLayout) -> list[p3.Mesh]:
     return meshes
 
 
+def label_size_px(text: str, height_px: float) -> tuple[float, float]:
+    """On-screen (width, height) of a label: its height, times the text's aspect in Arial-like glyphs."""
+    aspect = (0.56 * LABEL_FONT_PX * len(text) + 2) / (LABEL_FONT_PX + 2)  # Arial's mean glyph width
+    return height_px * aspect, height_px
+
+
 def label_sprite(text: str, position: Sequence[float], height_px: float, canvas_height: int, fov: float,
                  color: str = LABEL_COLOR) -> p3.Sprite:
-    """A camera-facing text label of constant on-screen height."""
+    """A camera-facing text label of constant on-screen height (`label_size_px` pixels)."""
     texture = p3.TextTexture(string=text, size=LABEL_FONT_PX, color=color, squareTexture=False)
     # Without size attenuation a sprite's scale is in view units at distance 1: px = s / tan(fov/2) · H/2.
-    h = height_px * math.tan(math.radians(fov) / 2) * 2 / canvas_height
-    aspect = (0.56 * LABEL_FONT_PX * len(text) + 2) / (LABEL_FONT_PX + 2)  # Arial's mean glyph width
+    per_px = math.tan(math.radians(fov) / 2) * 2 / canvas_height
+    w, h = label_size_px(text, height_px)
     material = p3.SpriteMaterial(map=texture, sizeAttenuation=False, transparent=True, depthTest=False)
-    return p3.Sprite(material=material, position=tuple(float(v) for v in position), scale=(h * aspect, h, 1.0))
+    return p3.Sprite(material=material, position=tuple(float(v) for v in position), scale=(w * per_px, h * per_px, 1.0))
 
 
-def label_sprites(layout: MapLayout, canvas_height: int, fov: float) -> list[p3.Sprite]:
-    """Topic-column names at the mouth of the tunnel, thinned timeline ticks, and document titles."""
+@dataclass
+class LabelSet:
+    """The map's labels and what decluttering needs to know about each."""
+
+    sprites: list[p3.Sprite]
+    anchors: np.ndarray  # (n, 3) layout positions (before the display's time stretch)
+    sizes_px: np.ndarray  # (n, 2) on-screen width and height
+    priority: np.ndarray  # (n,) larger is shown first
+    texts: list[str]  # the full text each label stands for (shown on hover)
+
+
+def _hex(rgb: np.ndarray) -> str:
+    return "#" + "".join(f"{int(c * 255):02x}" for c in np.clip(rgb, 0, 1))
+
+
+def label_specs(layout: MapLayout, full_titles: Sequence[str] | None = None,
+                max_documents: int = MAX_DOCUMENT_LABELS) -> list[tuple[str, tuple[float, float, float], float, str, float, str]]:
+    """(text, anchor, height px, colour, priority, full text) of every label, most important kinds first.
+
+    Priorities: documents (the largest first) > broad topic columns > timeline ticks > narrower columns.
+    """
     g = layout.guides
-    # Column names sit at the near end of their spines: around the tunnel's mouth, not crowded at its vanishing point.
-    sprites = [label_sprite(name, (r * math.cos(a), r * math.sin(a), g.z0 - 40), 13, canvas_height, fov,
-                            "#" + "".join(f"{int(c * 255):02x}" for c in np.clip(col * 1.6, 0, 1)))
-               for name, a, r, col in zip(g.names, g.angles, g.radii, g.colors)]
-    for z, label in zip(*layout.timeline.thinned(MAX_TICK_LABELS)):
-        sprites.append(label_sprite(label, (90.0, 0.0, float(z)), 12, canvas_height, fov, TICK_LABEL_COLOR))
-    if len(layout.discs.document_ids) <= MAX_DOCUMENT_LABELS:
-        for d, center in enumerate(layout.discs.centers):
-            row = int(layout.discs.node_index[d])
-            if row < 0:
-                continue
-            x, y, z = (float(v) for v in center)
-            sprites.append(label_sprite(layout.labels[row][: DOCUMENT_LABEL_CHARS + 10],
-                                        (x, y + float(layout.discs.radii[d]) + DOC_LABEL_OFFSET, z), 12,
-                                        canvas_height, fov))
-    return sprites
+    specs = []
+    for d in _largest_documents(layout, max_documents):
+        row = int(layout.discs.node_index[d])
+        x, y, z = (float(v) for v in layout.discs.centers[d])
+        size = float(layout.discs.radii[d])
+        text = layout.labels[row]
+        full = full_titles[d] if full_titles is not None else text
+        specs.append((text, (x, y + size + DOC_LABEL_OFFSET, z), 12.0, LABEL_COLOR, 300.0 + min(size, 1e4) / 100, full))
+    # Column names sit at the near end of their spines: around the tunnel's mouth, not at its vanishing point.
+    for i, (name, a, r, col) in enumerate(zip(g.names, g.angles, g.radii, g.colors)):
+        broad = r <= float(np.min(g.radii)) + 1e-3
+        specs.append((name, (float(r * math.cos(a)), float(r * math.sin(a)), g.z0 - 40), 13.0, _hex(col * 1.6),
+                      (200.0 if broad else 100.0) - i / max(len(g.names), 1), name))
+    for k, (z, label) in enumerate(zip(*layout.timeline.thinned(MAX_TICK_LABELS))):
+        specs.append((label, (90.0, 0.0, float(z)), 12.0, TICK_LABEL_COLOR, 150.0 - k / 100, label))
+    return specs
+
+
+def _largest_documents(layout: MapLayout, limit: int) -> list[int]:
+    """Indices of the drawn documents with the largest discs (ties: input order), at most `limit`."""
+    drawn = np.flatnonzero(layout.discs.node_index >= 0)
+    order = np.lexsort((drawn, -layout.discs.radii[drawn]))
+    return [int(d) for d in drawn[order][:limit]]
+
+
+def label_set(layout: MapLayout, canvas_height: int, fov: float,
+              full_titles: Sequence[str] | None = None) -> LabelSet:
+    """Topic-column names, thinned timeline ticks and the largest documents' titles, as sprites."""
+    specs = label_specs(layout, full_titles)
+    sprites = [label_sprite(text, anchor, h, canvas_height, fov, color) for text, anchor, h, color, _, _ in specs]
+    return LabelSet(
+        sprites=sprites,
+        anchors=np.array([s[1] for s in specs], dtype=np.float64).reshape(-1, 3),
+        sizes_px=np.array([label_size_px(s[0], s[2]) for s in specs], dtype=np.float64).reshape(-1, 2),
+        priority=np.array([s[4] for s in specs], dtype=np.float64),
+        texts=[s[5] for s in specs],
+    )

@@ -31,10 +31,13 @@ from ohara_lab.layout import (
     build_layout,
 )
 from ohara_lab.layout.colors import hex_to_rgb
+from ohara_lab.layout.detail import DEFAULT_BUDGET, detail_rows, slab_focus, slabs, text_mask
 from ohara_lab.layout.from_atlas import map_input_from_atlas
+from ohara_lab.layout.scene import recolor
 
 from . import geometry as geo
 from . import scene as sc
+from .declutter import declutter, label_boxes
 from .html import STYLE, esc
 from .inspector import Inspection, NodeInspector
 from .payload import StateBytes, close_tree, state_bytes
@@ -52,6 +55,10 @@ PICK_TOLERANCE_PX = 6.0  # how far from a node's centre a click still selects it
 SELECTED_SCALE, RELATED_SCALE = 1.6, 1.2  # spec §6: selected ×1.6, related ×1.2
 HIGHLIGHT_PX = 11.0
 NEAR, FAR_FACTOR = 5.0, 40.0
+AUTO_DETAIL = "auto (near the orbit target)"
+TOOLTIP_STYLE = ("position:absolute;pointer-events:none;z-index:20;max-width:420px;padding:3px 7px;"
+                 "border-radius:4px;background:rgba(15,20,25,0.92);color:#e6edf3;font-size:12px;"
+                 "border:1px solid #3b4a57;white-space:normal")
 _NARROW = {"description_width": "64px"}
 _SMALL = {"width": "220px"}  # a dict, not a Layout: each control needs its own Layout widget
 
@@ -65,7 +72,11 @@ class SpaceTimeMap(w.VBox):
     pixels, `pick_event` ('dblclick' or 'click'), `point_scale` (map size → pixels),
     `view` (entrance = the spec's tunnel-mouth camera | oblique | side),
     `time_scale` (display-only stretch of Z; 1.0 draws the layout as computed),
-    `ontology` (default: the packaged SUMO categories).
+    `ontology` (default: the packaged SUMO categories), `detail_budget` (most
+    paragraphs/figures/tables drawn at once: above it only the time slabs nearest
+    the orbit target, or the slab chosen in the "detail" control, show theirs;
+    see `ohara_lab.layout.detail`), `hover` (a tooltip with the full title of
+    the node under the mouse).
     """
 
     def __init__(
@@ -85,6 +96,8 @@ class SpaceTimeMap(w.VBox):
         point_scale: float = 0.75,
         view: str = "entrance",
         time_scale: float = 1.0,
+        detail_budget: int = DEFAULT_BUDGET,
+        hover: bool = True,
     ):
         if ontology is None:
             from ohara_lab.ontology import load_ontology  # noqa: PLC0415 - loads data files once
@@ -97,6 +110,8 @@ class SpaceTimeMap(w.VBox):
             self.store = getattr(source, "store", source)
             self.map_input = map_input_from_atlas(self.store)
         self.width, self.height, self.point_scale = int(width), int(height), float(point_scale)
+        self.detail_budget = int(detail_budget)
+        self._building = True  # camera observers wait until the scene exists
         self.timings_ms: dict[str, float] = {}
         self.selected: str | None = None
         self.neighbour_ids: list[str] = []
@@ -104,7 +119,7 @@ class SpaceTimeMap(w.VBox):
         self._select_callbacks: list[Callable[[Inspection], None]] = []
 
         self._build_controls(documents, resolution, color_mode, edge_kinds, auras, labels, view, time_scale)
-        self._build_stage(pick_event)
+        self._build_stage(pick_event, hover)
         self.layout_data: MapLayout = self._compute_layout()
         self._content: list[Any] = []
         self._populate(refit=True)
@@ -114,12 +129,15 @@ class SpaceTimeMap(w.VBox):
                     w.VBox([self.resolution_control, self.color_control,
                             w.HBox([self.auras_control, self.labels_control])]),
                     self.edges_control,
-                    w.VBox([self.view_control, self.stretch_control, w.HBox([self.fit_button, self.clear_button])])],
+                    w.VBox([self.view_control, self.stretch_control, self.detail_control,
+                            w.HBox([self.fit_button, self.clear_button])])],
                    layout=w.Layout(flex_flow="row wrap")),
             self.status,
-            w.HBox([self.renderer, self.inspector], layout=w.Layout(align_items="flex-start")),
+            w.HBox([w.VBox([self.hover_box, self.renderer], layout=w.Layout(flex="0 0 auto")), self.inspector],
+                   layout=w.Layout(align_items="flex-start")),
         ])
         self._wire()
+        self._building = False
 
     # ------------------------------------------------------------------ construction
     def _build_controls(self, documents: Iterable[str] | None, resolution: str, color_mode: str,
@@ -150,19 +168,24 @@ class SpaceTimeMap(w.VBox):
         self.stretch_control = w.FloatSlider(value=time_scale, min=0.05, max=2.0, step=0.05, description="time ×",
                                              continuous_update=False, readout_format=".2f", layout=_SMALL,
                                              style=_NARROW)
+        self.detail_control = w.Dropdown(options=[AUTO_DETAIL], value=AUTO_DETAIL, description="detail",
+                                         layout=_SMALL, style=_NARROW)
         self.fit_button = w.Button(description="fit", icon="expand", layout=w.Layout(width="100px"))
         self.clear_button = w.Button(description="clear", icon="eraser", layout=w.Layout(width="100px"))
         self.status = w.HTML()
+        # Zero height: its content is positioned over the canvas just below it.
+        self.hover_box = w.HTML(layout=w.Layout(height="0px", overflow="visible", margin="0"))
         self.inspector = w.HTML(value='<div class="ohara-muted">Double-click a node to inspect it.</div>',
                                 layout=w.Layout(width="380px", max_height=f"{self.height}px", overflow="auto"))
 
-    def _build_stage(self, pick_event: str) -> None:
+    def _build_stage(self, pick_event: str, hover: bool) -> None:
         self.dot_texture = sc.point_texture()
         self.camera = p3.PerspectiveCamera(fov=55, aspect=self.width / self.height, near=NEAR, far=1e5,
                                            position=(0, 0, 1000), up=(0, 1, 0))
         self.orbit = p3.OrbitControls(controlling=self.camera, target=(0, 0, 0))
         self.nodes = p3.Group(name="nodes")
         self.picker = p3.Picker(controlling=self.nodes, event=pick_event, pointThreshold=10.0)
+        self.hover_picker = p3.Picker(controlling=self.nodes, event="mousemove", pointThreshold=10.0) if hover else None
         empty = np.zeros((0, 3), np.float32)
         self.highlight_points = sc.points(empty, empty, HIGHLIGHT_PX, self.dot_texture, on_top=True)
         self.related_points = sc.points(empty, empty, 8.0, self.dot_texture, on_top=True)
@@ -172,12 +195,15 @@ class SpaceTimeMap(w.VBox):
         # Everything drawn hangs off one group whose Z scale is the display's time stretch.
         self.world = p3.Group(name="world", scale=(1.0, 1.0, float(self.stretch_control.value)))
         self.scene = p3.Scene(children=[self.camera, self.world], background=BACKGROUND)
-        self.renderer = p3.Renderer(camera=self.camera, scene=self.scene, controls=[self.orbit, self.picker],
+        controls = [self.orbit, self.picker, *([self.hover_picker] if self.hover_picker is not None else [])]
+        self.renderer = p3.Renderer(camera=self.camera, scene=self.scene, controls=controls,
                                     width=self.width, height=self.height, antialias=True)
 
     def _wire(self) -> None:
-        for control in (self.documents_control, self.resolution_control, self.color_control, self.edges_control):
+        for control in (self.documents_control, self.resolution_control, self.edges_control):
             control.observe(self._on_option, names="value")
+        self.color_control.observe(lambda _: self.recolor(), names="value")
+        self.detail_control.observe(lambda _: self.refresh_detail(), names="value")
         self.auras_control.observe(self._on_toggle, names="value")
         self.labels_control.observe(self._on_toggle, names="value")
         self.view_control.observe(lambda _: self.fit(), names="value")
@@ -185,7 +211,10 @@ class SpaceTimeMap(w.VBox):
         self.fit_button.on_click(lambda _: self.fit())
         self.clear_button.on_click(lambda _: self.clear())
         self.picker.observe(self._on_pick, names=["point", "index", "object"])
-        self.camera.observe(self._on_camera, names=["position"])
+        if self.hover_picker is not None:
+            self.hover_picker.observe(self._on_hover, names=["point", "index", "object"])
+        self.camera.observe(self._on_camera, names=["position", "quaternion"])
+        self.orbit.observe(self._on_camera, names=["target"])
 
     # ------------------------------------------------------------------ layout and scene
     def _current_input(self) -> MapInput:
@@ -208,17 +237,26 @@ class SpaceTimeMap(w.VBox):
         t0 = time.perf_counter()
         layout = self.layout_data
         old = [*self._content, *getattr(self, "node_objects", [])]
+        building, self._building = self._building, True
         self.buckets = geo.node_buckets(layout)
-        self.node_objects = sc.node_points(layout, self.buckets, self.point_scale, self.dot_texture)
-        self._bucket_of = {id(obj): b for obj, b in zip(self.node_objects, self.buckets)}
+        self._is_text = text_mask(layout)
+        self.slabs = slabs(layout)
+        self._set_detail_options()
+        if refit:
+            self._fit_camera_only()
+        self.detail = self._detail_rows()
+        self.drawn = [self._drawn_rows(b) for b in self.buckets]
+        self.node_objects = sc.node_points(layout, self.buckets, self.drawn, self.point_scale, self.dot_texture)
+        self._bucket_of = {id(obj): i for i, obj in enumerate(self.node_objects)}
         vertices, colors = geo.edge_arrays(layout)
         self.edge_lines = sc.line_segments(vertices, colors, opacity=0.35)
         self.guides = sc.guide_lines(layout)
         self.discs = sc.disc_lines(layout)
         self.aura_objects = sc.aura_meshes(layout)
         self.aura_group = p3.Group(children=self.aura_objects, visible=self.auras_control.value)
-        self.label_group = p3.Group(children=sc.label_sprites(layout, self.height, 55.0),
-                                    visible=self.labels_control.value)
+        self.labels = sc.label_set(layout, self.height, self.camera.fov,
+                                   full_titles=[d.title for d in self._view_input.documents])
+        self.label_group = p3.Group(children=self.labels.sprites, visible=self.labels_control.value)
         self.nodes.children = tuple(self.node_objects)
         self._content = [self.edge_lines, self.guides, self.discs, self.aura_group, self.label_group]
         self.world.children = tuple([self.nodes, *self._content, *self.overlays])
@@ -227,11 +265,122 @@ class SpaceTimeMap(w.VBox):
         keep = {id(x) for x in (self.dot_texture, self.camera, self.nodes, self.world, *self.overlays)}
         for obj in old:
             close_tree(obj, keep)
-        if refit:
-            self.fit()
+        self._building = building
+        self._declutter_labels()
         self._reapply_marks()
         self.timings_ms["scene"] = (time.perf_counter() - t0) * 1e3
         self._update_status()
+
+    # ------------------------------------------------------------------ level of detail
+    def _set_detail_options(self) -> None:
+        options = [AUTO_DETAIL, *(f"slab {s.label} ({s.text_nodes:,} text nodes)" for s in self.slabs)]
+        keep = self.detail_control.value if self.detail_control.value in options else AUTO_DETAIL
+        with self.detail_control.hold_trait_notifications():
+            self.detail_control.options = options
+            self.detail_control.value = keep
+
+    def _focus(self) -> np.ndarray:
+        """The layout point detail gathers around: the chosen slab, else the orbit target (time stretch undone)."""
+        choice = self.detail_control.value
+        if choice != AUTO_DETAIL:
+            index = list(self.detail_control.options).index(choice) - 1
+            return slab_focus(self.layout_data, self.slabs[index].label)
+        target = np.asarray(self.orbit.target, dtype=np.float64)
+        return target / np.array([1.0, 1.0, max(self.time_scale, 1e-9)])
+
+    def _detail_rows(self) -> np.ndarray:
+        return detail_rows(self.layout_data, self._focus(), self.detail_budget)
+
+    def _drawn_rows(self, bucket: geo.NodeBucket) -> np.ndarray:
+        """The bucket's rows that are drawn now: all of them, or for text nodes those in the detail."""
+        if not self._is_text[bucket.rows[0]]:
+            return bucket.rows
+        return bucket.rows[np.isin(bucket.rows, self.detail, assume_unique=True)]
+
+    def refresh_detail(self) -> bool:
+        """Draw the text nodes around the current focus; True when the drawn set changed.
+
+        Only the text-node batches' arrays are re-sent; every other object stays as it is.
+        """
+        rows = self._detail_rows()
+        if np.array_equal(rows, self.detail):
+            return False
+        self.detail = rows
+        moved = [i for i, bucket in enumerate(self.buckets) if self._is_text[bucket.rows[0]]]
+        for i in moved:
+            self.drawn[i] = self._drawn_rows(self.buckets[i])
+        self._reapply_marks(moved=set(moved))
+        self._update_status()
+        return True
+
+    def show_slab(self, label: str) -> None:
+        """Draw the text nodes of the time slab `label` (e.g. "2007"); "auto" follows the orbit target again."""
+        if label == "auto":
+            self.detail_control.value = AUTO_DETAIL
+            return
+        for option, slab in zip(self.detail_control.options[1:], self.slabs):
+            if slab.label == label:
+                self.detail_control.value = option
+                return
+        raise KeyError(f"no slab {label!r}; the slabs are {[s.label for s in self.slabs][:12]}")
+
+    # ------------------------------------------------------------------ colours
+    def recolor(self, color_mode: str | None = None) -> None:
+        """Switch the colour mode: rewrites the colour arrays of nodes, disc outlines and auras, nothing else."""
+        if color_mode is not None and color_mode != self.color_control.value:
+            self.color_control.value = color_mode  # observed: calls recolor() again
+            return
+        t0 = time.perf_counter()
+        self.layout_data = recolor(self.layout_data, self.ontology, self.color_control.value)
+        self._reapply_marks()
+        sc.set_colors(self.discs, geo.disc_outline_colors(self.layout_data))
+        for mesh in self.aura_objects:
+            code = sc.DECAY_CLASSES.index(mesh.name.split()[-1])
+            sc.set_colors(mesh, geo.aura_mesh_colors(self.layout_data, code))
+        self.timings_ms["recolor"] = (time.perf_counter() - t0) * 1e3
+        self._update_status()
+
+    # ------------------------------------------------------------------ labels
+    def _declutter_labels(self) -> None:
+        """Show the most important labels that fit on the canvas without covering each other."""
+        if not self.labels_control.value or not self.labels.sprites:
+            return
+        px, depth = geo.project(geo.stretched(self.labels.anchors, self.time_scale), self.camera.position,
+                                self.camera.quaternion, self.camera.fov, self.width, self.height)
+        self.label_visible = declutter(px, self.labels.sizes_px, depth, self.labels.priority, self.width, self.height)
+        for sprite, show in zip(self.labels.sprites, self.label_visible.tolist()):
+            if sprite.visible != show:
+                sprite.visible = show
+
+    def label_screen_boxes(self) -> list[tuple[str, tuple[float, float, float, float]]]:
+        """(text, (x0, y0, x1, y1)) of every label shown, in canvas pixels for the current camera."""
+        px, _ = geo.project(geo.stretched(self.labels.anchors, self.time_scale), self.camera.position,
+                            self.camera.quaternion, self.camera.fov, self.width, self.height)
+        boxes = label_boxes(px, self.labels.sizes_px)
+        return [(sprite.material.map.string, tuple(float(v) for v in boxes[i]))
+                for i, sprite in enumerate(self.labels.sprites) if sprite.visible]
+
+    # ------------------------------------------------------------------ hover
+    def _on_hover(self, _: dict[str, Any]) -> None:
+        obj, index = self.hover_picker.object, self.hover_picker.index
+        i = self._bucket_of.get(id(obj)) if obj is not None else None
+        if i is None or index is None or not (0 <= index < len(self.drawn[i])):
+            self.hover_box.value = ""
+            return
+        self.hover(self.layout_data.ids[int(self.drawn[i][index])])
+
+    def hover(self, node_id: str) -> str:
+        """Show the tooltip for a node (what moving the mouse onto it does); returns its text."""
+        text = self.inspector_source.title(node_id)
+        xy = self.screen_position(node_id)
+        if xy is None:
+            self.hover_box.value = ""
+            return text
+        # The tooltip's box starts at the canvas's top-left corner (it sits right above the canvas).
+        x, y = min(xy[0] + 12, self.width - 160), max(0.0, xy[1] - 34)
+        self.hover_box.value = (f'<div style="position:relative;height:0"><div class="ohara-tooltip" '
+                              f'style="{TOOLTIP_STYLE};left:{x:.0f}px;top:{y:.0f}px">{esc(text)}</div></div>')
+        return text
 
     def rebuild(self, refit: bool = False) -> None:
         """Recompute the layout from the controls' values and redraw."""
@@ -240,9 +389,11 @@ class SpaceTimeMap(w.VBox):
 
     def _update_status(self) -> None:
         L = self.layout_data
+        texts = int(self._is_text.sum())
+        detail = "" if len(self.detail) == texts else f" · {len(self.detail):,} of {texts:,} text nodes drawn"
         self.status.value = (
-            f'<span class="ohara-muted">{len(L.discs.document_ids)} documents · {len(L)} nodes in '
-            f'{len(self.buckets)} batches · {len(L.edges)} edges · time {esc(L.timeline.resolution)} · '
+            f'<span class="ohara-muted">{len(L.discs.document_ids)} documents · {len(L):,} nodes in '
+            f'{len(self.buckets)} batches{detail} · {len(L.edges):,} edges · time {esc(L.timeline.resolution)} · '
             f'layout {self.timings_ms.get("layout", 0):.0f} ms, scene {self.timings_ms.get("scene", 0):.0f} ms · '
             f'double-click a node to inspect it</span>')
 
@@ -252,6 +403,7 @@ class SpaceTimeMap(w.VBox):
     def _on_toggle(self, _: dict[str, Any]) -> None:
         self.aura_group.visible = self.auras_control.value
         self.label_group.visible = self.labels_control.value
+        self._declutter_labels()
 
     # ------------------------------------------------------------------ camera
     @property
@@ -267,6 +419,14 @@ class SpaceTimeMap(w.VBox):
         if view is not None and view != self.view_control.value:
             self.view_control.value = view  # observed: calls fit() again
             return
+        self._building = True  # one camera move: detail and labels follow once, below
+        try:
+            self._fit_camera_only()
+        finally:
+            self._building = False
+        self._on_camera({})
+
+    def _fit_camera_only(self) -> None:
         position, target = geo.view_camera(self.layout_data, self.view_control.value, self.time_scale,
                                            self.width / self.height)
         extent = float(np.linalg.norm(position - target)) + float(np.max(self.layout_data.bounds[1] - self.layout_data.bounds[0]))
@@ -281,7 +441,13 @@ class SpaceTimeMap(w.VBox):
         self.fit()
 
     def _on_camera(self, _: dict[str, Any]) -> None:
+        if self._building:
+            return
+        self.hover_box.value = ""  # the node it pointed at has moved
         self._update_threshold()
+        self._declutter_labels()
+        if self.detail_control.value == AUTO_DETAIL:
+            self.refresh_detail()
 
     def _update_threshold(self) -> None:
         # The picker's threshold is in world units; keep it a few pixels wide at the orbit target.
@@ -331,10 +497,10 @@ class SpaceTimeMap(w.VBox):
         # same spot would otherwise go unheard. The reset re-enters here with None and returns.
         with self.picker.hold_trait_notifications():
             self.picker.object, self.picker.index = None, None
-        bucket = self._bucket_of.get(id(obj))
-        if bucket is None or not (0 <= index < len(bucket.rows)):
+        i = self._bucket_of.get(id(obj))
+        if i is None or not (0 <= index < len(self.drawn[i])):
             return
-        row = int(bucket.rows[index])
+        row = int(self.drawn[i][index])
         # Settle on the node nearest the ray in angle (the picker takes the first within a world threshold).
         tolerance = PICK_TOLERANCE_PX * 2 * np.tan(np.radians(self.camera.fov) / 2) / self.height
         nearest = geo.angular_nearest(self.world_positions(), self.camera.position, point, tolerance)
@@ -410,15 +576,19 @@ class SpaceTimeMap(w.VBox):
         sc.set_lines(self.neighbour_lines, empty, empty)
         self._reapply_marks()
 
-    def _reapply_marks(self) -> None:
+    def _reapply_marks(self, moved: Collection[int] = ()) -> None:
+        """Rewrite the node batches' colours for the marks; the batches in `moved` get their rows re-sent too."""
         L = self.layout_data
         self.highlighted = {k: v for k, v in self.highlighted.items() if k in self.layout_data}
         rows = np.array([L.index_of(k) for k in self.highlighted], dtype=np.int64)
         keep = np.zeros(len(L), dtype=bool)
         keep[rows] = True
         base = geo.dimmed(L.colors, keep) if len(rows) else L.colors
-        for obj, bucket in zip(self.node_objects, self.buckets):
-            obj.geometry.attributes["color"].array = np.ascontiguousarray(base[bucket.rows], dtype=np.float32)
+        for i, (obj, drawn) in enumerate(zip(self.node_objects, self.drawn)):
+            if i in moved:
+                sc.set_points(obj, L.positions[drawn], base[drawn])
+            else:
+                sc.set_colors(obj, base[drawn])
         colors = np.array([hex_to_rgb(TIER_COLORS[c]) for c in self.highlighted.values()], np.float32).reshape(-1, 3)
         sc.set_points(self.highlight_points, L.positions[rows], colors)
         if self.selected is not None:

@@ -48,6 +48,11 @@ def ephemeral_opacity(base: float, t_ms: float) -> float:
     return base * (0.4 + 0.6 * (0.5 + 0.5 * math.sin(0.0018 * t_ms)))
 
 
+def class_colors(classes: Sequence[str]) -> np.ndarray:
+    """(d, 3) float32: each decay class's aura colour (every mode but by-document)."""
+    return np.array([hex_to_rgb(STYLE[c][0]) for c in classes], dtype=np.float32).reshape(-1, 3)
+
+
 @dataclass(frozen=True)
 class Auras:
     centers: np.ndarray  # (d, 3) float32, the document centres
@@ -69,7 +74,7 @@ def build_auras(
     half_heights = np.array([aura_height(c) / 2 for c in classes], dtype=np.float32)
     scales = np.column_stack([radii, radii, half_heights]).astype(np.float32).reshape(-1, 3)
     if document_colors is None:
-        colors = np.array([hex_to_rgb(STYLE[c][0]) for c in classes], dtype=np.float32).reshape(-1, 3)
+        colors = class_colors(classes)
     else:
         colors = np.asarray(document_colors, dtype=np.float32).reshape(-1, 3)
     opacities = np.array([STYLE[c][1] for c in classes], dtype=np.float32)

@@ -24,7 +24,7 @@ from ohara_lab.layout.inputs import NODE_KINDS
 from ohara_lab.layout.time_axis import Timeline
 
 FORMAT = "ohara-lab/map-layout"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: colour style keys (recolouring without a rebuild)
 _META_KEY = "__meta__"
 
 
@@ -57,6 +57,11 @@ class MapLayout:
     bounds: np.ndarray  # (2, 3) float32 min and max of positions
     camera: Camera
     color_mode: str
+    # What each node's colour depends on (`NodeStyleKey` fields as lists), deduplicated, so a colour-mode
+    # change recomputes one colour per distinct key instead of re-running the layout (`recolor`).
+    styles: list[list[Any]] = field(default_factory=list)
+    style_index: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # (n,) row into styles
+    document_style_index: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # (d,) for auras
     kind_names: tuple[str, ...] = NODE_KINDS
     _index: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 

@@ -12,6 +12,7 @@ ends are not drawn. A tag node's id is `tags/<tag>`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
@@ -20,7 +21,7 @@ import numpy as np
 from ohara_lab.errors import UsageError
 from ohara_lab.layout import colors as palette
 from ohara_lab.layout import time_axis
-from ohara_lab.layout.auras import build_auras, decay_class
+from ohara_lab.layout.auras import DECAY_CLASSES, build_auras, class_colors, decay_class
 from ohara_lab.layout.camera import bounds, fit_camera
 from ohara_lab.layout.colors import NodeStyleKey, node_colors
 from ohara_lab.layout.discs import place_discs
@@ -72,7 +73,19 @@ class _Rows:
 
 def _document_label(title: str, date: str | None) -> str:
     year = f"[{date[:4]}]" if date_units(date) is not None else "[undated]"
-    return f"{title[:LABEL_TITLE_CHARS]}  {year}"
+    return f"{clip_words(title, LABEL_TITLE_CHARS)}  {year}"
+
+
+def clip_words(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters at a word boundary, with an ellipsis when cut."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    head = flat[: limit - 1]
+    if flat[limit - 1] != " " and " " in head[limit // 2:]:  # no mid-word cut unless one word is that long
+        head = head.rsplit(" ", 1)[0]
+    cut = head
+    return cut.rstrip(" ,;:-–") + "…"
 
 
 def _check_kinds(include: Collection[str]) -> set[str]:
@@ -221,16 +234,19 @@ def build_layout(
         )
 
     positions = (np.concatenate(rows.xyz) if rows.xyz else np.zeros((0, 3))).astype(np.float32)
-    colors = node_colors(color_mode, rows.style, ontology)
+    styles, style_index = _distinct([*rows.style, *doc_keys])
+    doc_style_index = style_index[len(rows.style):]
+    style_index = style_index[:len(rows.style)]
+    style_colors = node_colors(color_mode, styles, ontology)
+    colors = style_colors[style_index] if len(style_index) else np.zeros((0, 3), np.float32)
     ids = rows.ids
     row_of = {node_id: i for i, node_id in enumerate(ids)}
 
-    # Auras follow the document colours in by-document mode (spec §6).
     auras = build_auras(
         doc_xyz,
         discs.disc_radius,
         [decay_class(d.effective_decay_class, d.decay_class) for d in docs],
-        node_colors(color_mode, doc_keys, ontology) if color_mode == "by_document" else None,
+        _aura_colors(color_mode, style_colors, doc_style_index),
     )
 
     edges, edge_codes, edge_names = _edges(
@@ -263,7 +279,40 @@ def build_layout(
         bounds=box,
         camera=fit_camera(box),
         color_mode=color_mode,
+        styles=[[k.kind, k.level, k.first_tag, k.document_tag] for k in styles],
+        style_index=style_index,
+        document_style_index=doc_style_index,
     )
+
+
+def recolor(layout: MapLayout, ontology: OntologyCategories, color_mode: str) -> MapLayout:
+    """The same layout in another colour mode: node and aura colours change, nothing moves.
+
+    Equal to `build_layout(..., color_mode=color_mode)` of the same input, at the cost of
+    one palette lookup per distinct style key (the widget's colour control uses it).
+    """
+    palette.color_mode(color_mode)
+    style_colors = node_colors(color_mode, [NodeStyleKey(*k) for k in layout.styles], ontology)
+    colors = style_colors[layout.style_index] if len(layout.style_index) else np.zeros((0, 3), np.float32)
+    aura_colors = _aura_colors(color_mode, style_colors, layout.document_style_index)
+    if aura_colors is None:
+        aura_colors = class_colors([DECAY_CLASSES[c] for c in layout.auras.classes])
+    auras = dataclasses.replace(layout.auras, colors=aura_colors)
+    return dataclasses.replace(layout, colors=colors, auras=auras, color_mode=color_mode)
+
+
+def _aura_colors(color_mode: str, style_colors: np.ndarray, doc_style_index: np.ndarray) -> np.ndarray | None:
+    """Auras follow the document colours in by-document mode (spec §6); None = their class colours."""
+    if color_mode != "by_document":
+        return None
+    return style_colors[doc_style_index] if len(doc_style_index) else np.zeros((0, 3), np.float32)
+
+
+def _distinct(keys: Sequence[NodeStyleKey]) -> tuple[list[NodeStyleKey], np.ndarray]:
+    """The distinct keys in first-seen order and each key's index among them."""
+    table: dict[NodeStyleKey, int] = {}
+    index = np.fromiter((table.setdefault(k, len(table)) for k in keys), dtype=np.int32, count=len(keys))
+    return list(table), index
 
 
 def _first(tags: Sequence[str]) -> str | None:

@@ -153,7 +153,8 @@ class JupyterLab:
 
 
 def drive(lab: JupyterLab, notebook: str, out_prefix: Path, *, probe_code: str = "", click: bool = False,
-          shots: list[dict[str, str]] | None = None, time_last_cell: bool = False,
+          shots: list[dict[str, str]] | None = None, time_last_cell: bool = False, orbit_steps: int = 0,
+          label_probe: str = "",
           timeout_s: float = 420.0, viewport: tuple[int, int] = (1700, 1150)) -> dict[str, Any]:
     """Open `notebook` (relative to the lab's root), run all cells, inspect the page; returns the driver's JSON.
 
@@ -165,12 +166,18 @@ def drive(lab: JupyterLab, notebook: str, out_prefix: Path, *, probe_code: str =
     `<out_prefix>-<name>.png` of the canvas. `time_last_cell`: run all but the
     last cell first, then time the last one alone (`firstDrawMs` is then the
     time from running that cell to the first WebGL draw).
+    When the probe also holds `label_ids` ({camera, sprites, width, height}: widget model ids),
+    `result["labels"]` has the screen boxes of the visible label sprites as the page's three.js
+    objects place them, after the first frame, after the orbit and after each shot.
+    `orbit_steps`: drag across the canvas in that many frames (`orbitMsPerStep`), then save
+    `<out_prefix>-orbited.png` and run `label_probe` in the kernel (`afterOrbit`).
     """
     out_prefix.parent.mkdir(parents=True, exist_ok=True)
     config = {
         "base": lab.base_url, "token": lab.token, "notebook": notebook, "out": str(out_prefix),
         "chromium": CHROMIUM, "probeCode": probe_code, "click": click, "viewport": list(viewport),
         "timeoutMs": int(timeout_s * 1000), "shots": shots or [], "timeLastCell": time_last_cell,
+        "orbitSteps": orbit_steps, "labelProbe": label_probe,
     }
     cfg_path = out_prefix.with_suffix(".config.json")
     cfg_path.write_text(json.dumps(config))

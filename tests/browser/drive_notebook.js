@@ -19,12 +19,65 @@ async function nonBackground(page, b64) {
     const g = c.getContext('2d');
     g.drawImage(img, 0, 0);
     const px = g.getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
+    let n = 0, x0 = c.width, y0 = c.height, x1 = -1, y1 = -1;
     for (let i = 0; i < px.length; i += 4) {
-      if (Math.abs(px[i] - bg[0]) + Math.abs(px[i + 1] - bg[1]) + Math.abs(px[i + 2] - bg[2]) > 30) n++;
+      if (Math.abs(px[i] - bg[0]) + Math.abs(px[i + 1] - bg[1]) + Math.abs(px[i + 2] - bg[2]) > 30) {
+        n++;
+        const p = i / 4, x = p % c.width, y = (p - x) / c.width;
+        if (x < x0) x0 = x; if (x > x1) x1 = x; if (y < y0) y0 = y; if (y > y1) y1 = y;
+      }
     }
-    return { nonBackground: n, total: c.width * c.height };
+    // The drawn extent (bounding box of non-background pixels), to tell a filled canvas from a clump.
+    return { nonBackground: n, total: c.width * c.height, width: c.width, height: c.height, box: [x0, y0, x1, y1] };
   }, [b64, BACKGROUND]);
+}
+
+// Screen boxes of the visible label sprites, read from the three.js objects the page renders
+// (through the notebook's widget manager), not from the kernel: what the browser actually draws.
+async function labelBoxes(page, ids) {
+  return page.evaluate(async (ids) => {
+    const nb = window.jupyterapp.shell.currentWidget.content;
+    let manager = null;
+    for (const cell of nb.widgets) {
+      for (const child of (cell.outputArea ? cell.outputArea.widgets : [])) {
+        for (const w of (child.widgets || [])) if (!manager && w._manager) manager = await w._manager.promise;
+      }
+    }
+    if (!manager) return { error: 'no widget manager found' };
+    const obj = async (id) => { const m = await manager.get_model(id); if (m.initPromise) await m.initPromise; return m.obj; };
+    const cam = await obj(ids.camera);
+    const tan = Math.tan((cam.fov * Math.PI) / 360);
+    const out = [];
+    for (const id of ids.sprites) {
+      const s = await obj(id);
+      let shown = s.visible;
+      for (let p = s.parent; p; p = p.parent) shown = shown && p.visible;
+      if (!shown) continue;
+      const v = s.getWorldPosition(s.position.clone());
+      const inView = v.clone().applyMatrix4(cam.matrixWorldInverse).z < 0;
+      v.project(cam);
+      const cx = ((v.x + 1) / 2) * ids.width, cy = ((1 - v.y) / 2) * ids.height;
+      const w = (s.scale.x * ids.height) / (2 * tan), h = (s.scale.y * ids.height) / (2 * tan);
+      if (inView) out.push({ id, box: [cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2] });
+    }
+    return { boxes: out };
+  }, ids);
+}
+
+// Drag across the canvas (an orbit), one animation frame per step; returns ms per step.
+async function orbit(page, canvas, steps) {
+  const bb = await canvas.boundingBox();
+  const x = bb.x + bb.width / 2, y = bb.y + bb.height / 2;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  const t0 = Date.now();
+  for (let i = 1; i <= steps; i++) {
+    await page.mouse.move(x + (160 * i) / steps, y + (50 * i) / steps);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  }
+  const ms = (Date.now() - t0) / steps;
+  await page.mouse.up();
+  return ms;
 }
 
 // Run code in the notebook's kernel and return the text it printed.
@@ -167,6 +220,16 @@ function parseProbe(text) {
       await page.screenshot({ path: `${cfg.out}-page-selected.png` });
       result.afterClick = parseProbe(await kernelExec(page, 'import json as _j; print("PROBE=" + _j.dumps({"selected": space_map.selected}))'));
     }
+    const labelIds = result.probe && result.probe.label_ids;
+    if (labelIds) result.labels = { initial: await labelBoxes(page, labelIds) };
+    if (cfg.orbitSteps && canvas) {
+      result.orbitMsPerStep = await orbit(page, canvas, cfg.orbitSteps);
+      await page.waitForTimeout(3000); // the kernel hears the new camera and re-declutters
+      const png = await canvas.screenshot({ path: `${cfg.out}-orbited.png` });
+      result.orbitedPixels = await nonBackground(page, png.toString('base64'));
+      if (labelIds) result.labels.orbited = await labelBoxes(page, labelIds);
+      result.afterOrbit = parseProbe(await kernelExec(page, cfg.labelProbe || 'print("PROBE={}")'));
+    }
     result.shots = [];
     for (const shot of cfg.shots || []) {
       const text = shot.code ? await kernelExec(page, shot.code) : '';
@@ -176,6 +239,7 @@ function parseProbe(text) {
         const png = await canvas.screenshot({ path: `${cfg.out}-${shot.name}.png` });
         entry.pixels = await nonBackground(page, png.toString('base64'));
       }
+      if (labelIds) result.labels[shot.name] = await labelBoxes(page, labelIds);
       result.shots.push(entry);
     }
     result.webgl = await page.evaluate(() => {

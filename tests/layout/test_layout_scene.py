@@ -106,7 +106,8 @@ def test_document_positions_labels_and_undated_slab(corpus: MapInput, floor_tree
     assert p[1] == pytest.approx([-434.9187687 + 80, 82.7385317, 440.0])  # fan-out i = 0 of 2
     assert p[3] == pytest.approx([-434.9187687 - 80, 82.7385317, 440.0], abs=1e-4)  # i = 1: angle π
     assert p[2].tolist() == [0.0, 0.0, -220.0]
-    assert layout.labels[:3] == ["A long title that goes on and   [2019]", "Second  [2021]", "Undated  [undated]"]
+    # Titles are cut at a word boundary with an ellipsis (30 characters at most).
+    assert layout.labels[:3] == ["A long title that goes on and…  [2019]", "Second  [2021]", "Undated  [undated]"]
     assert layout.timeline.tick_labels == ["undated", "2019", "2020", "2021"]
     assert layout.guides.z0 == -300.0  # 80 below the undated slab
     assert layout.guides.z1 == 520.0  # max(440, 220) + 80

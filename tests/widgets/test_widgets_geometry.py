@@ -122,6 +122,9 @@ def test_every_view_keeps_the_whole_map_on_the_canvas(layout, view) -> None:
         assert np.all(depth > 0)
         assert px[:, 0].min() >= 0 and px[:, 0].max() <= 900
         assert px[:, 1].min() >= 0 and px[:, 1].max() <= 600
+        # ... and fills it: the map spans most of the canvas along its tighter side, not a clump in the middle.
+        span = (px.max(axis=0) - px.min(axis=0)) / [900, 600]
+        assert span.max() >= 0.8, (view, stretch, span)
 
 
 def test_unknown_view_is_rejected(layout) -> None:

@@ -22,7 +22,7 @@ def space_map(atlas, ontology) -> SpaceTimeMap:
 
 def _drawn(space_map: SpaceTimeMap) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rows, positions and colours as sent to the browser, batch by batch."""
-    rows = np.concatenate([b.rows for b in space_map.buckets])
+    rows = np.concatenate(space_map.drawn)
     pos = np.concatenate([o.geometry.attributes["position"].array for o in space_map.node_objects])
     col = np.concatenate([o.geometry.attributes["color"].array for o in space_map.node_objects])
     return rows, pos, col
@@ -228,3 +228,60 @@ def _rgb(hex_color: str) -> tuple[float, float, float]:
     from ohara_lab.layout.colors import hex_to_rgb
 
     return hex_to_rgb(hex_color)
+
+
+def test_level_of_detail_draws_the_slab_asked_for() -> None:
+    """Above the budget only the text nodes of the slabs near the focus are sent; nothing else is re-sent."""
+    from ohara_lab.layout.detail import text_mask
+
+    mi = synthetic_map_input(40, seed=5)
+    m = SpaceTimeMap(mi, ontology=synthetic_ontology(), detail_budget=300, auras=False)
+    L = m.layout_data
+    is_text = text_mask(L)
+    rows, pos, _ = _drawn(m)
+    assert 0 < len(m.detail) <= 300 < int(is_text.sum())  # the budget holds; every other node is drawn
+    assert set(rows.tolist()) == set(np.flatnonzero(~is_text).tolist()) | set(m.detail.tolist())
+    assert np.array_equal(pos, L.positions[rows])
+    assert "text nodes drawn" in m.status.value
+    others = [o for o, b in zip(m.node_objects, m.buckets) if not is_text[b.rows[0]]]
+    kept = [o.geometry.attributes["position"].array for o in others]
+    objects = list(m.node_objects)
+
+    first = m.slabs[0]
+    m.show_slab(first.label)
+    shown = set(L.node_document[m.detail].tolist())
+    slab_docs = {d for d in first.documents.tolist() if (L.node_document[is_text] == d).any()}
+    # The slab's own documents first; while the budget lasts, the next-nearest slabs fill it up.
+    assert slab_docs <= shown if first.text_nodes <= 300 else shown <= slab_docs
+    assert m.node_objects == objects  # the same objects: only the text batches' arrays changed
+    assert all(o.geometry.attributes["position"].array is a for o, a in zip(others, kept))
+    rows, pos, _ = _drawn(m)
+    assert np.array_equal(pos, L.positions[rows])
+    # A pick in a level-of-detail batch maps back to the right node.
+    row = int(m.detail[0])
+    i = next(i for i, d in enumerate(m.drawn) if row in d)
+    with m.picker.hold_trait_notifications():
+        m.picker.object = m.node_objects[i]
+        m.picker.index = int(np.flatnonzero(m.drawn[i] == row)[0])
+        m.picker.point = tuple(float(v) for v in m.world_positions()[row])
+    assert m.selected is not None
+    with pytest.raises(KeyError, match="no slab"):
+        m.show_slab("1066")
+    m.show_slab("auto")
+    assert m.detail_control.value.startswith("auto")
+
+
+def test_a_colour_change_rewrites_colours_only(space_map, atlas, ontology) -> None:
+    objects = list(space_map.node_objects)
+    positions = [o.geometry.attributes["position"].array for o in objects]
+    content = list(space_map._content)
+    space_map.color_control.value = "by_sumo"
+    expected = build_layout(map_input_from_atlas(atlas), ontology, color_mode="by_sumo")
+    assert np.array_equal(space_map.layout_data.colors, expected.colors)
+    assert space_map.node_objects == objects and space_map._content == content  # no object re-created
+    assert all(o.geometry.attributes["position"].array is p for o, p in zip(objects, positions))
+    rows, _, col = _drawn(space_map)
+    assert np.array_equal(col, expected.colors[rows])
+    discs = space_map.discs.geometry.attributes["color"].array
+    assert np.allclose(discs, geo.disc_outline_colors(expected))
+    assert space_map.timings_ms["recolor"] < space_map.timings_ms["scene"]
