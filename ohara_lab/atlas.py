@@ -28,7 +28,8 @@ def open_store(location: str, settings: Settings, *, read_only: bool = False) ->
     from .store.sqlite import SqliteStore  # noqa: PLC0415
 
     return SqliteStore(location, evergreen_threshold=settings.similar_to_evergreen_threshold, read_only=read_only,
-                       busy_timeout_s=settings.busy_timeout_s)
+                       busy_timeout_s=settings.busy_timeout_s, ann_threshold=settings.ann_threshold,
+                       ann_ef=settings.ann_ef)
 
 
 class Atlas:
@@ -192,6 +193,7 @@ class Atlas:
         self._after_write()
 
     def _after_write(self) -> None:
+        self.store.sync_vector_index()  # the HNSW graphs beside the atlas follow its vectors (issue 14)
         if self._speculative is not None:
             self._speculative.invalidate()
 

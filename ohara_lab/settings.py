@@ -43,6 +43,10 @@ class Settings:
     llm_cache_dir: str | None = _opt(None, "LLM reply cache directory (default: <atlas>/llm_cache)")
     max_file_mb: float = _opt(256.0, "refuse input files larger than this many MiB")
     busy_timeout_s: float = _opt(60.0, "seconds a writer waits for another writer's lock before failing")
+    # --- vectors at scale ---------------------------------------------------
+    ann_threshold: int = _opt(100_000, "vectors of one model from which k-NN uses an HNSW graph kept beside the "
+                                       "atlas instead of exact search (0 = always exact)")
+    ann_ef: int = _opt(128, "HNSW search breadth: higher finds more of the true neighbours, slower")
 
     # --- ingest ------------------------------------------------------------
     ingest_concurrency: int = _opt(4, "parallel LLM calls while structuring one document")

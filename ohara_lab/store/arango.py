@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..embed.index import knn
 from ..errors import StoreError
 from ..ids import split_id
 
@@ -223,6 +224,19 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
         matrix = np.asarray([r[1] for r in found], dtype=np.float32) if found else np.zeros((0, 0), dtype=np.float32)
         self._vec_cache[model] = (version, ids, matrix)
         return ids, matrix
+
+    def vector_search(self, model: str, query: np.ndarray, k: int) -> list[tuple[str, float]]:
+        """Top-k (node id, cosine) by exact search over the cached matrix.
+
+        No HNSW graph here: it would live in this client's memory, not with the data; at
+        the scale where exact search hurts, ArangoDB's own vector index is the path (README
+        "Scaling out").
+        """
+        ids, matrix = self.vector_matrix(model)
+        return knn(ids, matrix, query, k)
+
+    def sync_vector_index(self) -> None:
+        """Nothing to keep in step: see `vector_search`."""
 
     def vector_models(self) -> dict[str, int]:
         # Asked on every query: count once per vectors_version, as `vector_matrix` loads once per version.

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..embed.index import VectorSearch
 from ..errors import StoreError
 from ..ids import split_id
 from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, Problem, utc_now
@@ -70,7 +71,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
     """Graph store in a single SQLite file (`<directory>/atlas.db`)."""
 
     def __init__(self, directory: str | Path, *, evergreen_threshold: int = 5, read_only: bool = False,
-                 busy_timeout_s: float = BUSY_TIMEOUT_S):
+                 busy_timeout_s: float = BUSY_TIMEOUT_S, ann_threshold: int = 0, ann_ef: int = 0):
         self.directory = Path(directory)
         self.location = str(self.directory)
         self.evergreen_threshold = evergreen_threshold
@@ -79,6 +80,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         self.path = self.directory / "atlas.db"
         self._vec_cache: dict[str, tuple[int, list[str], np.ndarray]] = {}
         self._models_cache: tuple[int, dict[str, int]] | None = None
+        self._vectors = VectorSearch(self.directory / "ann", ann_threshold, ann_ef, writable=not read_only)
         self._local = threading.local()  # read-only: one connection per thread
         # Weak: a reader thread's connection goes (and closes) with its thread; close() closes the living ones.
         self._opened: weakref.WeakSet[sqlite3.Connection] = weakref.WeakSet()
@@ -540,17 +542,37 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
     def graph_version(self) -> int:
         return int(self.get_meta("graph_version", 0) or 0)
 
+    def vector_search(self, model: str, query: np.ndarray, k: int) -> list[tuple[str, float]]:
+        """Top-k (node id, cosine) of `model`'s vectors: exact, or from the HNSW graph above the threshold."""
+        return self._vectors.search(model, self.vector_models().get(model, 0), self.get_meta("vectors_version", 0),
+                                    lambda: self._read_vectors(model), lambda: self.vector_matrix(model), query, k)
+
+    def sync_vector_index(self) -> None:
+        """After writes: grow, prune or drop the HNSW graphs beside the atlas (`ohara_lab.embed.index`)."""
+        if self.read_only:
+            return
+        counts = self.vector_models()
+        self._vectors.sync(counts, self.get_meta("vectors_version", 0), lambda m: lambda: self._read_vectors(m))
+        for model, count in counts.items():
+            if self._vectors.approximate(count):
+                self._vec_cache.pop(model, None)  # the graph holds these vectors; the matrix need not stay
+
     def vector_matrix(self, model: str) -> tuple[list[str], np.ndarray]:
         version = self.get_meta("vectors_version", 0)
         cached = self._vec_cache.get(model)
         if cached and cached[0] == version:
             return cached[1], cached[2]
+        ids, matrix = self._read_vectors(model)
+        self._vec_cache[model] = (version, ids, matrix)
+        return ids, matrix
+
+    def _read_vectors(self, model: str) -> tuple[list[str], np.ndarray]:
+        """Every vector of `model` by node id, read afresh (`vector_matrix` keeps one copy per version)."""
         rows = self._q("SELECT node_id, dim, vec FROM vectors WHERE model=? ORDER BY node_id", (model,))
         ids = [r[0] for r in rows]
         dim = rows[0][1] if rows else 0
         matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), dim) \
             if rows else np.zeros((0, 0), dtype=np.float32)
-        self._vec_cache[model] = (version, ids, matrix)
         return ids, matrix
 
     def vector_models(self) -> dict[str, int]:

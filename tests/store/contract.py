@@ -185,8 +185,14 @@ def test_vectors_round_trip_and_refresh(store):
     assert store.texts_without_vectors("m:test") == []
     store.put_vectors("m:test", {ids[0]: np.array([0.6, 0.8], np.float32)})
     assert store.vector_matrix("m:test")[1][0].tolist() == pytest.approx([0.6, 0.8])
+    found = store.vector_search("m:test", np.array([0.0, 1.0], np.float32), 1)
+    assert [i for i, _ in found] == [ids[1]] and found[0][1] == pytest.approx(1.0)
+    assert [i for i, _ in store.vector_search("m:test", np.array([0.6, 0.8], np.float32), 5)] == ids
+    store.sync_vector_index()
     store.delete_document("documents/a1")
+    store.sync_vector_index()
     assert store.vector_models() == {}
+    assert store.vector_search("m:test", np.array([0.0, 1.0], np.float32), 3) == []
 
 
 def test_bm25_ranks_and_filters_dates(store):
