@@ -70,6 +70,20 @@ def make_data(kind: str, n: int, queries: int, seed: int) -> tuple[np.ndarray, n
     return around(n), around(queries)
 
 
+def atlas_data(atlas_dir: str, queries: int, seed: int) -> tuple[np.ndarray, np.ndarray, str]:
+    """An atlas's own vectors (its largest model), with `queries` random rows held out as the questions."""
+    from ohara_lab.store.sqlite import SqliteStore
+
+    with SqliteStore(atlas_dir, read_only=True) as store:
+        model = max(store.vector_models().items(), key=lambda kv: kv[1])[0]
+        _, matrix = store.vector_matrix(model)
+    rng = np.random.default_rng(seed)
+    held = rng.choice(len(matrix), size=queries, replace=False)
+    keep = np.ones(len(matrix), dtype=bool)
+    keep[held] = False
+    return np.ascontiguousarray(matrix[keep]), np.ascontiguousarray(matrix[held]), f"atlas ({model})"
+
+
 def exact_top(data: np.ndarray, queries: np.ndarray) -> tuple[list[set[int]], list[float]]:
     from ohara_lab.embed.index import knn
 
@@ -179,32 +193,37 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--libs", nargs="+", default=list(LIBS), choices=list(LIBS))
     parser.add_argument("--data", nargs="+", default=["uniform", "clustered"], choices=["uniform", "clustered"])
     parser.add_argument("--ef", type=int, nargs="+", default=[64, 128, 256, 512])
+    parser.add_argument("--atlas", default="", help="use this atlas's vectors (held-out rows as queries) instead")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=str(REPO / "eval" / "scale"), help="folder for ann.md/ann.csv ('' = print only)")
     args = parser.parse_args(argv)
     rows: list[Row] = []
-    for n in args.n:
-        for kind in args.data:
+    plan = [(n, kind) for n in args.n for kind in args.data] if not args.atlas else [(0, "atlas")]
+    for n, kind in plan:
+        if kind == "atlas":
+            data, queries, kind = atlas_data(args.atlas, args.queries, args.seed)
+            n = len(data)
+        else:
             data, queries = make_data(kind, n, args.queries, args.seed)
-            truth, times = exact_top(data, queries)
-            exact_ms = statistics.median(times)
-            print(f"{kind} {n:,} x {DIM}: exact k-NN p50 {exact_ms:.2f} ms", flush=True)
-            for name in args.libs:
-                cls, module = LIBS[name]
-                try:
-                    importlib.import_module(module)
-                except ImportError:
-                    print(f"  {name}: not installed, skipped")
-                    continue
-                rows += measure(cls, data, queries, truth, exact_ms, args.ef, kind)
-            del data
+        truth, times = exact_top(data, queries)
+        exact_ms = statistics.median(times)
+        print(f"{kind} {n:,} x {DIM}: exact k-NN p50 {exact_ms:.2f} ms", flush=True)
+        for name in args.libs:
+            cls, module = LIBS[name]
+            try:
+                importlib.import_module(module)
+            except ImportError:
+                print(f"  {name}: not installed, skipped")
+                continue
+            rows += measure(cls, data, queries, truth, exact_ms, args.ef, kind)
+        del data
     text = table(rows)
     print(text)
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        stem = "ann" if args.n == [100_000] else "ann-" + "-".join(str(n) for n in args.n)
+        stem = "ann-atlas" if args.atlas else "ann" if args.n == [100_000] else "ann-" + "-".join(map(str, args.n))
         machine = f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}"
         (out / f"{stem}.md").write_text(
             f"# Approximate vs exact k-NN\n\n`python benchmarks/bench_ann.py {' '.join(sys.argv[1:])}` on {machine} "

@@ -4,8 +4,8 @@
     python benchmarks/bench_map.py --no-browser         # Python-side numbers only
     python benchmarks/bench_map.py --inputs synthetic --docs 10 200
 
-For each input and size (10, 25, 50, 100, 200 documents, and for synthetic also 485, 970 and
-1,940 documents ≈ 30k, 60k and 120k nodes: `--no-big` leaves those out) it reports:
+For each input and size (10, 25, 50, 100, 200 documents, and for synthetic also 530, 1,060 and
+2,130 documents ≈ 30k, 60k and 120k nodes: `--no-big` leaves those out) it reports:
   nodes        documents + sections + text nodes + entities (the paper's "nodes")
   drawn        rows of the layout (the nodes plus the top SUMO tags)
   layout       `build_layout` time, median of --repeat runs
@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "browser"))  # the JupyterLab + Chromium harness the browser tests use
 
 SIZES = (10, 25, 50, 100, 200)
-BIG = (485, 970, 1940)  # synthetic only: ≈ 30k, 60k and 120k nodes (the corpus shape of the 200-document row)
+BIG = (530, 1060, 2130)  # synthetic only: ≈ 30k, 60k and 120k nodes (the corpus shape of the 200-document row)
 PAPER = {10: (713, 1.5), 25: (1983, 1.3), 50: (3592, 1.2), 100: (6801, 1.8), 200: (12323, 2.3)}  # nodes, rebuild s
 
 

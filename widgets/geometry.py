@@ -79,13 +79,17 @@ def segments(positions: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     return np.asarray(positions, dtype=np.float32)[pairs.reshape(-1)].reshape(-1, 3)
 
 
-def edge_arrays(layout: MapLayout, kinds: Collection[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Vertices and per-vertex colours of the layout's edges (optionally only some kinds)."""
+def edge_arrays(layout: MapLayout, kinds: Collection[str] | None = None,
+                drawn: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices and per-vertex colours of the layout's edges (optionally only some kinds, and only
+    those whose two ends are `drawn`: an (n,) bool mask of the rows on screen)."""
     names = layout.edge_kind_names
     keep = np.ones(len(layout.edges), dtype=bool)
     if kinds is not None:
         wanted = [i for i, n in enumerate(names) if n in set(kinds)]
         keep = np.isin(layout.edge_kinds, wanted)
+    if drawn is not None and len(layout.edges):
+        keep &= drawn[layout.edges[:, 0]] & drawn[layout.edges[:, 1]]
     pairs = layout.edges[keep]
     palette = np.array([hex_to_rgb(EDGE_COLORS.get(n, OTHER_EDGE_COLOR)) for n in names] or [(0, 0, 0)],
                        dtype=np.float32)

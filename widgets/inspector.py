@@ -7,7 +7,7 @@ bare `MapInput`, as in benchmarks) it falls back to what the input holds.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +42,7 @@ class Inspection:
 class NodeInspector:
     """Builds inspector pages for nodes of one map snapshot."""
 
-    def __init__(self, map_input: MapInput, store: Any | None = None, labels: dict[str, str] | None = None):
+    def __init__(self, map_input: MapInput, store: Any | None = None, labels: Mapping[str, str] | None = None):
         self.store = store
         self.map_input = map_input
         self.labels = labels or {}

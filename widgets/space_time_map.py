@@ -13,7 +13,7 @@ the control widgets' `.value` rebuild the scene when set.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import ipywidgets as w
@@ -248,8 +248,7 @@ class SpaceTimeMap(w.VBox):
         self.drawn = [self._drawn_rows(b) for b in self.buckets]
         self.node_objects = sc.node_points(layout, self.buckets, self.drawn, self.point_scale, self.dot_texture)
         self._bucket_of = {id(obj): i for i, obj in enumerate(self.node_objects)}
-        vertices, colors = geo.edge_arrays(layout)
-        self.edge_lines = sc.line_segments(vertices, colors, opacity=0.35)
+        self.edge_lines = sc.line_segments(*self._edge_arrays(), opacity=0.35)
         self.guides = sc.guide_lines(layout)
         self.discs = sc.disc_lines(layout)
         self.aura_objects = sc.aura_meshes(layout)
@@ -260,8 +259,7 @@ class SpaceTimeMap(w.VBox):
         self.nodes.children = tuple(self.node_objects)
         self._content = [self.edge_lines, self.guides, self.discs, self.aura_group, self.label_group]
         self.world.children = tuple([self.nodes, *self._content, *self.overlays])
-        self.inspector_source = NodeInspector(self._view_input, self.store,
-                                              labels=dict(zip(layout.ids, layout.labels)))
+        self.inspector_source = NodeInspector(self._view_input, self.store, labels=_LayoutLabels(layout))
         keep = {id(x) for x in (self.dot_texture, self.camera, self.nodes, self.world, *self.overlays)}
         for obj in old:
             close_tree(obj, keep)
@@ -288,6 +286,14 @@ class SpaceTimeMap(w.VBox):
         target = np.asarray(self.orbit.target, dtype=np.float64)
         return target / np.array([1.0, 1.0, max(self.time_scale, 1e-9)])
 
+    def _edge_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The edges whose two ends are drawn (all of them unless the level of detail leaves text nodes out)."""
+        if len(self.detail) == int(self._is_text.sum()):
+            return geo.edge_arrays(self.layout_data)
+        drawn = ~self._is_text
+        drawn[self.detail] = True
+        return geo.edge_arrays(self.layout_data, drawn=drawn)
+
     def _detail_rows(self) -> np.ndarray:
         return detail_rows(self.layout_data, self._focus(), self.detail_budget)
 
@@ -310,6 +316,7 @@ class SpaceTimeMap(w.VBox):
         for i in moved:
             self.drawn[i] = self._drawn_rows(self.buckets[i])
         self._reapply_marks(moved=set(moved))
+        sc.set_lines(self.edge_lines, *self._edge_arrays())
         self._update_status()
         return True
 
@@ -604,6 +611,25 @@ class SpaceTimeMap(w.VBox):
 
     def set_documents(self, document_ids: Iterable[str]) -> None:
         self.documents_control.value = tuple(document_ids)
+
+
+class _LayoutLabels(Mapping[str, str]):
+    """Node id -> label read from the layout's arrays (no second dict of every node)."""
+
+    def __init__(self, layout: MapLayout):
+        self._layout = layout
+
+    def __getitem__(self, node_id: str) -> str:
+        return self._layout.labels[self._layout.index_of(node_id)]
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._layout
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._layout.ids)
+
+    def __len__(self) -> int:
+        return len(self._layout)
 
 
 def _doc_option(doc: Any) -> str:

@@ -243,6 +243,11 @@ def test_level_of_detail_draws_the_slab_asked_for() -> None:
     assert set(rows.tolist()) == set(np.flatnonzero(~is_text).tolist()) | set(m.detail.tolist())
     assert np.array_equal(pos, L.positions[rows])
     assert "text nodes drawn" in m.status.value
+    # Edges are drawn only between drawn nodes.
+    drawn = np.zeros(len(L), dtype=bool)
+    drawn[rows] = True
+    both = drawn[L.edges[:, 0]] & drawn[L.edges[:, 1]]
+    assert len(m.edge_lines.geometry.attributes["position"].array) == 2 * int(both.sum()) < 2 * len(L.edges)
     others = [o for o, b in zip(m.node_objects, m.buckets) if not is_text[b.rows[0]]]
     kept = [o.geometry.attributes["position"].array for o in others]
     objects = list(m.node_objects)
