@@ -36,6 +36,17 @@ RULER_COLOR = "#839496"
 DISC_MARGIN = 20.0  # spec §6: disc outline at discR + 20
 RULER_HALF_WIDTH = 40.0  # spec §6: timeline tick segments span x ∈ [−40, 40]
 CIRCLE_SEGMENTS = 48
+# Level of detail for per-document outlines and auras: (documents up to, circle chords, sphere segments, rings).
+# A 2,000-document map at full detail would send ~19 MB of aura and outline vertices alone.
+DOCUMENT_DETAIL = ((200, 48, 16, 8), (1000, 24, 12, 6), (None, 16, 8, 4))
+
+
+def document_detail(n_documents: int) -> tuple[int, int, int]:
+    """(circle chords, sphere segments, sphere rings) for a map of `n_documents`."""
+    for limit, chords, segments, rings in DOCUMENT_DETAIL:
+        if limit is None or n_documents <= limit:
+            return chords, segments, rings
+    raise AssertionError("unreachable: the last row has no limit")
 
 
 @dataclass(frozen=True)
@@ -109,8 +120,9 @@ def circle_segments(centers: np.ndarray, radii: np.ndarray, n: int = CIRCLE_SEGM
 
 
 def disc_outline_arrays(layout: MapLayout) -> np.ndarray:
-    """The disc outlines at discR + 20, one circle per document."""
-    return circle_segments(layout.discs.centers, layout.discs.radii + DISC_MARGIN)
+    """The disc outlines at discR + 20, one circle per document (fewer chords on big maps)."""
+    chords = document_detail(len(layout.discs.document_ids))[0]
+    return circle_segments(layout.discs.centers, layout.discs.radii + DISC_MARGIN, chords)
 
 
 def guide_arrays(layout: MapLayout) -> tuple[np.ndarray, np.ndarray]:
@@ -155,13 +167,17 @@ def aura_mesh_colors(layout: MapLayout, class_code: int) -> np.ndarray:
     """Per-vertex colours of one aura class's merged mesh (what a colour-mode change rewrites)."""
     a = layout.auras
     docs = np.flatnonzero(a.classes == class_code)
-    return np.repeat(a.colors[docs], len(unit_sphere()[0]), axis=0).astype(np.float32)
+    return np.repeat(a.colors[docs], len(_aura_sphere(layout)[0]), axis=0).astype(np.float32)
+
+
+def _aura_sphere(layout: MapLayout) -> tuple[np.ndarray, np.ndarray]:
+    return unit_sphere(*document_detail(len(layout.discs.document_ids))[1:])
 
 
 def disc_outline_colors(layout: MapLayout) -> np.ndarray:
     """Per-vertex colours of the disc outlines: each document's aura colour."""
     n = len(layout.discs.document_ids)
-    per_circle = CIRCLE_SEGMENTS * 2
+    per_circle = document_detail(n)[0] * 2
     return np.repeat(layout.auras.colors, per_circle, axis=0).astype(np.float32).reshape(-1, 3) if n else \
         np.zeros((0, 3), np.float32)
 
@@ -177,7 +193,7 @@ def aura_mesh_arrays(layout: MapLayout, class_code: int) -> tuple[np.ndarray, np
     docs = np.flatnonzero(a.classes == class_code)
     if not len(docs):
         return None
-    sphere, faces = unit_sphere()
+    sphere, faces = _aura_sphere(layout)
     verts = (sphere[None, :, :] * a.scales[docs][:, None, :] + a.centers[docs][:, None, :]).reshape(-1, 3)
     colors = aura_mesh_colors(layout, class_code)
     offsets = (np.arange(len(docs), dtype=np.uint32) * len(sphere))[:, None, None]

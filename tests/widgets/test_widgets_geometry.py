@@ -130,3 +130,17 @@ def test_every_view_keeps_the_whole_map_on_the_canvas(layout, view) -> None:
 def test_unknown_view_is_rejected(layout) -> None:
     with pytest.raises(ValueError, match="unknown view"):
         geo.view_camera(layout, "top", 1.0, 1.5)
+
+
+def test_big_maps_draw_outlines_and_auras_with_fewer_vertices() -> None:
+    assert geo.document_detail(200) == (48, 16, 8)
+    assert geo.document_detail(201) == (24, 12, 6) and geo.document_detail(5000) == (16, 8, 4)
+    big = build_layout(synthetic_map_input(1100, seed=1), synthetic_ontology())
+    outline = geo.disc_outline_arrays(big)
+    assert len(outline) == len(big.discs.document_ids) * 16 * 2
+    assert len(geo.disc_outline_colors(big)) == len(outline)
+    code = int(big.auras.classes[0])
+    vertices, colors, _ = geo.aura_mesh_arrays(big, code)
+    per_doc = len(geo.unit_sphere(8, 4)[0])
+    assert len(vertices) == int((big.auras.classes == code).sum()) * per_doc == len(colors)
+    assert np.array_equal(colors, geo.aura_mesh_colors(big, code))
