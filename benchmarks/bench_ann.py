@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 DIM = 384  # all-MiniLM-L6-v2
 K = 10
 M = 16  # graph degree, the same for every library
-EF_CONSTRUCTION = 200
+EF_CONSTRUCTION = 200  # --ef-construction; ohara_lab.embed.ann builds with 200
 
 
 @dataclass
@@ -105,6 +105,7 @@ class Hnswlib:
 
         self.index = hnswlib.Index(space="ip", dim=data.shape[1])
         self.index.init_index(max_elements=len(data), ef_construction=EF_CONSTRUCTION, M=M, random_seed=0)
+        self.index.set_num_threads(2)
         self.index.add_items(data, np.arange(len(data)))
         self.index.save_index(str(path))
         self.index.set_num_threads(1)
@@ -188,6 +189,7 @@ def table(rows: list[Row]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
+    global EF_CONSTRUCTION  # --ef-construction sets the build breadth of every library
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, nargs="+", default=[100_000])
     parser.add_argument("--libs", nargs="+", default=list(LIBS), choices=list(LIBS))
@@ -196,8 +198,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--atlas", default="", help="use this atlas's vectors (held-out rows as queries) instead")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--ef-construction", type=int, default=EF_CONSTRUCTION,
+                        help="build breadth (lower builds faster, with a slightly worse graph)")
     parser.add_argument("--out", default=str(REPO / "eval" / "scale"), help="folder for ann.md/ann.csv ('' = print only)")
     args = parser.parse_args(argv)
+    EF_CONSTRUCTION = args.ef_construction
     rows: list[Row] = []
     plan = [(n, kind) for n in args.n for kind in args.data] if not args.atlas else [(0, "atlas")]
     for n, kind in plan:
