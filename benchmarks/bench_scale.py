@@ -37,6 +37,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
@@ -175,7 +176,9 @@ def disk_mb(directory: Path) -> float:
     return sum(p.stat().st_size for p in directory.rglob("*") if p.is_file() and "llm_cache" not in p.parts) / 1e6
 
 
-def run(corpus: Path, atlas_dir: Path, sizes: list[int], embedder: str, n_questions: int, seed: int) -> list[Point]:
+def run(corpus: Path, atlas_dir: Path, sizes: list[int], embedder: str, n_questions: int, seed: int,
+        done_size: Callable[[list[Point]], object] = lambda points: None) -> list[Point]:
+    """Grow the atlas through `sizes`; `done_size` gets the points so far after each (a stopped run keeps them)."""
     vectors = embedder != "none"
     entries = load_manifest(corpus)
     done = 0
@@ -216,6 +219,7 @@ def run(corpus: Path, atlas_dir: Path, sizes: list[int], embedder: str, n_questi
               f"({check['problems']} problems), re-ingest {point.reingest_s:.1f} s, queries "
               + ", ".join(f"{k} p50 {v['p50']:.0f} ms" for k, v in point.query_ms.items()), flush=True)
         done, before = len(files), paragraphs
+        done_size(points)
     return points
 
 
@@ -335,8 +339,10 @@ def main(argv: list[str] | None = None) -> None:
     atlas_dir.mkdir(parents=True)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    points = run(corpus, atlas_dir, sorted(args.sizes), args.embedder, args.questions, args.seed)
-    print(report(points, out, "python benchmarks/bench_scale.py " + " ".join(argv), args.embedder))
+    command = "python benchmarks/bench_scale.py " + " ".join(argv)
+    points = run(corpus, atlas_dir, sorted(args.sizes), args.embedder, args.questions, args.seed,
+                 lambda so_far: report(so_far, out, command, args.embedder))
+    print(report(points, out, command, args.embedder))
 
 
 if __name__ == "__main__":

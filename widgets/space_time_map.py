@@ -169,7 +169,8 @@ class SpaceTimeMap(w.VBox):
                                              continuous_update=False, readout_format=".2f", layout=_SMALL,
                                              style=_NARROW)
         self.detail_control = w.Dropdown(options=[AUTO_DETAIL], value=AUTO_DETAIL, description="detail",
-                                         layout=_SMALL, style=_NARROW)
+                                         layout={"width": "320px"}, style=_NARROW,  # its options are long
+                                         tooltip="which time slab's paragraphs are drawn")
         self.fit_button = w.Button(description="fit", icon="expand", layout=w.Layout(width="100px"))
         self.clear_button = w.Button(description="clear", icon="eraser", layout=w.Layout(width="100px"))
         self.status = w.HTML()
