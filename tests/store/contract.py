@@ -248,6 +248,27 @@ def test_similar_documents_gates_every_hop(store):
     assert got == {"documents/b2": (1, 0.8), "documents/c3": (2, 0.08), "documents/d4": (3, 0.072)}
 
 
+def test_similar_documents_keeps_the_shortest_then_strongest_path(store):
+    for key in ("a1", "b2", "c3", "d4", "f6"):
+        store.write_document(make_graph(key, [(f"text {key}", [], [])]))
+
+    def sim(a: str, b: str, w: float, verb: str) -> Edge:
+        return Edge(f"documents/{a}", f"documents/{b}", "SIMILAR_TO", {"weight": w, "verb": verb})
+
+    # c3: two 2-hop paths (0.9·0.5 through b2, 0.4·0.9 through d4); f6: one weak hop beats a strong 2-hop path
+    edges = [sim("a1", "b2", 0.9, "ab"), sim("c3", "b2", 0.5, "bc"), sim("a1", "d4", 0.4, "ad"),
+             sim("d4", "c3", 0.9, "dc"), sim("f6", "a1", 0.35, "af"), sim("b2", "f6", 0.9, "bf")]
+    store.write_document(make_graph("e5", [("linker host", [], [])]), linker=lambda g, ctx: edges)
+    links = store.similar_documents(["documents/a1"], 2, min_weight=0.3)
+    got = [(l.document_id, l.hops, l.verb, round(l.path_weight, 3), l.weight) for l in links]
+    assert got == [("documents/b2", 1, "ab", 0.9, 0.9), ("documents/c3", 2, "bc", 0.45, 0.5),
+                   ("documents/d4", 1, "ad", 0.4, 0.4), ("documents/f6", 1, "af", 0.35, 0.35)]
+    # a walk passes through another seed but never reports one
+    both = store.similar_documents(["documents/a1", "documents/b2"], 2, min_weight=0.3)
+    assert ("documents/a1", "documents/b2") not in {(l.seed, l.document_id) for l in both}
+    assert ("documents/b2", "documents/d4", 2) in {(l.seed, l.document_id, l.hops) for l in both}
+
+
 def test_structural_neighbours(store):
     store.write_document(make_graph("a1", [("p1 text", [], []), ("p2 text", [], []), ("p3 text", [], [])]))
     got = {(n.id, n.hops) for n in store.structural_neighbours(["paragraphs/a1-00002"], 2)}
