@@ -100,11 +100,14 @@ def exact_top(data: np.ndarray, queries: np.ndarray) -> tuple[list[set[int]], li
 class Hnswlib:
     name = "hnswlib"
 
+    def __init__(self, ef_construction: int = EF_CONSTRUCTION):
+        self.ef_construction = ef_construction
+
     def build(self, data: np.ndarray, path: Path) -> None:
         import hnswlib
 
         self.index = hnswlib.Index(space="ip", dim=data.shape[1])
-        self.index.init_index(max_elements=len(data), ef_construction=EF_CONSTRUCTION, M=M, random_seed=0)
+        self.index.init_index(max_elements=len(data), ef_construction=self.ef_construction, M=M, random_seed=0)
         self.index.set_num_threads(2)
         self.index.add_items(data, np.arange(len(data)))
         self.index.save_index(str(path))
@@ -119,12 +122,15 @@ class Hnswlib:
 class Faiss:
     name = "faiss-cpu"
 
+    def __init__(self, ef_construction: int = EF_CONSTRUCTION):
+        self.ef_construction = ef_construction
+
     def build(self, data: np.ndarray, path: Path) -> None:
         import faiss
 
         self.faiss = faiss
         self.index = faiss.IndexHNSWFlat(data.shape[1], M, faiss.METRIC_INNER_PRODUCT)
-        self.index.hnsw.efConstruction = EF_CONSTRUCTION
+        self.index.hnsw.efConstruction = self.ef_construction
         self.index.add(data)
         faiss.write_index(self.index, str(path))
         faiss.omp_set_num_threads(1)
@@ -138,11 +144,14 @@ class Faiss:
 class Usearch:
     name = "usearch"
 
+    def __init__(self, ef_construction: int = EF_CONSTRUCTION):
+        self.ef_construction = ef_construction
+
     def build(self, data: np.ndarray, path: Path) -> None:
         from usearch.index import Index
 
         self.index = Index(ndim=data.shape[1], metric="ip", dtype="f32", connectivity=M,
-                           expansion_add=EF_CONSTRUCTION)
+                           expansion_add=self.ef_construction)
         self.index.add(np.arange(len(data)), data)
         self.index.save(str(path))
 
@@ -155,8 +164,8 @@ LIBS = {"hnswlib": (Hnswlib, "hnswlib"), "faiss-cpu": (Faiss, "faiss"), "usearch
 
 
 def measure(lib: type, data: np.ndarray, queries: np.ndarray, truth: list[set[int]], exact_ms: float,
-            efs: list[int], label: str) -> list[Row]:
-    engine = lib()
+            efs: list[int], label: str, ef_construction: int = EF_CONSTRUCTION) -> list[Row]:
+    engine = lib(ef_construction)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "index.bin"
         t0 = time.perf_counter()
@@ -189,7 +198,6 @@ def table(rows: list[Row]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    global EF_CONSTRUCTION  # --ef-construction sets the build breadth of every library
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, nargs="+", default=[100_000])
     parser.add_argument("--libs", nargs="+", default=list(LIBS), choices=list(LIBS))
@@ -202,18 +210,17 @@ def main(argv: list[str] | None = None) -> None:
                         help="build breadth (lower builds faster, with a slightly worse graph)")
     parser.add_argument("--out", default=str(REPO / "eval" / "scale"), help="folder for ann.md/ann.csv ('' = print only)")
     args = parser.parse_args(argv)
-    EF_CONSTRUCTION = args.ef_construction
     rows: list[Row] = []
     plan = [(n, kind) for n in args.n for kind in args.data] if not args.atlas else [(0, "atlas")]
     for n, kind in plan:
         if kind == "atlas":
-            data, queries, kind = atlas_data(args.atlas, args.queries, args.seed)
-            n = len(data)
+            data, queries, label = atlas_data(args.atlas, args.queries, args.seed)
         else:
             data, queries = make_data(kind, n, args.queries, args.seed)
+            label = kind
         truth, times = exact_top(data, queries)
         exact_ms = statistics.median(times)
-        print(f"{kind} {n:,} x {DIM}: exact k-NN p50 {exact_ms:.2f} ms", flush=True)
+        print(f"{label} {len(data):,} x {DIM}: exact k-NN p50 {exact_ms:.2f} ms", flush=True)
         for name in args.libs:
             cls, module = LIBS[name]
             try:
@@ -221,7 +228,7 @@ def main(argv: list[str] | None = None) -> None:
             except ImportError:
                 print(f"  {name}: not installed, skipped")
                 continue
-            rows += measure(cls, data, queries, truth, exact_ms, args.ef, kind)
+            rows += measure(cls, data, queries, truth, exact_ms, args.ef, label, args.ef_construction)
         del data
     text = table(rows)
     print(text)
@@ -232,7 +239,7 @@ def main(argv: list[str] | None = None) -> None:
         machine = f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}"
         (out / f"{stem}.md").write_text(
             f"# Approximate vs exact k-NN\n\n`python benchmarks/bench_ann.py {' '.join(sys.argv[1:])}` on {machine} "
-            f"(2 shared cores; build on 2 threads, queries on 1). M = {M}, ef_construction = {EF_CONSTRUCTION}, "
+            f"(2 shared cores; build on 2 threads, queries on 1). M = {M}, ef_construction = {args.ef_construction}, "
             f"k = {K}, {args.queries} queries; recall@10 against `ohara_lab.embed.index.knn` in the same run.\n\n"
             + text + "\n", encoding="utf-8")
         with open(out / f"{stem}.csv", "w", newline="", encoding="utf-8") as fh:

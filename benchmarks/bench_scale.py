@@ -35,9 +35,9 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
@@ -164,8 +164,8 @@ def run_child(kind: str, *args: Any) -> dict[str, Any]:
     """Run one step in a fresh interpreter (its own peak RSS); returns its JSON."""
     with open(Path(args[0]).parent / f".{kind}.json", "w", encoding="utf-8") as fh:
         json.dump(list(args), fh)
-    proc = subprocess.run([sys.executable, __file__, "--child", kind, fh.name], capture_output=True, text=True,
-                          env={**os.environ, "OHARA_LOG_LEVEL": "WARNING"})
+    proc = subprocess.run([sys.executable, __file__, "--child", kind, fh.name], check=False, capture_output=True,
+                          text=True, env={**os.environ, "OHARA_LOG_LEVEL": "WARNING"})
     if proc.returncode != 0:
         raise RuntimeError(f"{kind} step failed (rc {proc.returncode}):\n{proc.stderr[-4000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
