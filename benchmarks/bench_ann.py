@@ -97,11 +97,15 @@ def exact_top(data: np.ndarray, queries: np.ndarray) -> tuple[list[set[int]], li
     return truth, times
 
 
-class Hnswlib:
-    name = "hnswlib"
+class Library:
+    """One ANN library under test; `ef_construction` is its build breadth (--ef-construction)."""
 
     def __init__(self, ef_construction: int = EF_CONSTRUCTION):
         self.ef_construction = ef_construction
+
+
+class Hnswlib(Library):
+    name = "hnswlib"
 
     def build(self, data: np.ndarray, path: Path) -> None:
         import hnswlib
@@ -119,11 +123,8 @@ class Hnswlib:
         return labels[0].tolist()
 
 
-class Faiss:
+class Faiss(Library):
     name = "faiss-cpu"
-
-    def __init__(self, ef_construction: int = EF_CONSTRUCTION):
-        self.ef_construction = ef_construction
 
     def build(self, data: np.ndarray, path: Path) -> None:
         import faiss
@@ -141,11 +142,8 @@ class Faiss:
         return labels[0].tolist()
 
 
-class Usearch:
+class Usearch(Library):
     name = "usearch"
-
-    def __init__(self, ef_construction: int = EF_CONSTRUCTION):
-        self.ef_construction = ef_construction
 
     def build(self, data: np.ndarray, path: Path) -> None:
         from usearch.index import Index
