@@ -27,6 +27,7 @@ import os
 import re
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +40,7 @@ EF_CONSTRUCTION = 200
 SEED = 0
 
 
-def _hnswlib():  # noqa: ANN202 - the optional module
+def _hnswlib() -> Any:
     try:
         import hnswlib  # noqa: PLC0415 - optional: the `dense` extra
     except ImportError:
@@ -55,7 +56,7 @@ def file_stem(directory: Path, model: str) -> Path:
 class HnswIndex:
     """One model's HNSW graph with its id list (see the module docstring)."""
 
-    def __init__(self, model: str, dim: int, index: object, ids: list[str], vectors_version: int):
+    def __init__(self, model: str, dim: int, index: Any, ids: list[str], vectors_version: int):
         self.model, self.dim, self.index = model, dim, index
         self.ids = ids
         self.row = {node: i for i, node in enumerate(ids)}

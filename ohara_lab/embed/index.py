@@ -13,6 +13,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +49,7 @@ class VectorSearch:
 
     def __init__(self, directory: Path | None, threshold: int, ef: int, writable: bool = True):
         self.directory, self.threshold, self.ef, self.writable = directory, int(threshold), int(ef), writable
-        self._graphs: dict[str, object] = {}
+        self._graphs: dict[str, Any] = {}
         self.builds = 0  # full builds in this process (a test reads it to tell a load from a rebuild)
 
     def approximate(self, count: int) -> bool:
@@ -64,7 +65,7 @@ class VectorSearch:
         if not self.approximate(count):
             ids, matrix = cached()
             return knn(ids, matrix, query, k)
-        return self._graph(model, version, load).search(query, k, self.ef)  # type: ignore[attr-defined]
+        return self._graph(model, version, load).search(query, k, self.ef)
 
     def sync(self, counts: dict[str, int], version: int, load_for: Callable[[str], Loader]) -> None:
         """After a write: bring every model's graph up to date, and drop graphs below the threshold."""
@@ -83,7 +84,7 @@ class VectorSearch:
             if not any(self.directory.iterdir()):
                 shutil.rmtree(self.directory, ignore_errors=True)
 
-    def _graph(self, model: str, version: int, load: Loader) -> object:
+    def _graph(self, model: str, version: int, load: Loader) -> Any:
         from .ann import HnswIndex, file_stem  # noqa: PLC0415 - hnswlib only when a graph is needed
 
         stem = file_stem(self.directory, model) if self.directory is not None else None

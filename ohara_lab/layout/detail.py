@@ -13,6 +13,7 @@ The focus is the orbit target, a selected node, or a slab asked for by name.
 Nothing moves when detail comes and goes: text nodes keep the positions
 `build_layout` gave them, so a slab's paragraphs appear on their disc rings.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -82,7 +82,7 @@ def clip_words(text: str, limit: int) -> str:
     if len(flat) <= limit:
         return flat
     head = flat[: limit - 1]
-    if flat[limit - 1] != " " and " " in head[limit // 2:]:  # no mid-word cut unless one word is that long
+    if flat[limit - 1] != " " and " " in head[limit // 2 :]:  # no mid-word cut unless one word is that long
         head = head.rsplit(" ", 1)[0]
     cut = head
     return cut.rstrip(" ,;:-–") + "…"
@@ -235,8 +235,8 @@ def build_layout(
 
     positions = (np.concatenate(rows.xyz) if rows.xyz else np.zeros((0, 3))).astype(np.float32)
     styles, style_index = _distinct([*rows.style, *doc_keys])
-    doc_style_index = style_index[len(rows.style):]
-    style_index = style_index[:len(rows.style)]
+    doc_style_index = style_index[len(rows.style) :]
+    style_index = style_index[: len(rows.style)]
     style_colors = node_colors(color_mode, styles, ontology)
     colors = style_colors[style_index] if len(style_index) else np.zeros((0, 3), np.float32)
     ids = rows.ids

@@ -17,6 +17,9 @@ from .protocol import STRUCTURAL_RELATIONS, DocLink, EntityHit, Neighbour, Passa
 FTS5_K1 = 1.2
 DF_CACHE = 50_000  # token document frequencies kept per graph version
 
+# one hop level of the SIMILAR_TO walk: node -> (path weight, edge weight, verb, summary)
+_Level = dict[str, tuple["float | None", "float | None", "str | None", "str | None"]]
+
 
 def fts_query(tokens: Sequence[str]) -> str:
     """An FTS5 OR-query of quoted tokens (quotes make every token a literal, never syntax)."""
@@ -163,7 +166,7 @@ class SqliteSearchMixin:
         if not seeds or depth < 1:
             return []
         seeds = list(dict.fromkeys(seeds))
-        levels = {seed: {seed: (1.0, None, None, None)} for seed in seeds}  # node -> (pw, w, verb, summary)
+        levels: dict[str, _Level] = {seed: {seed: (1.0, None, None, None)} for seed in seeds}
         reached = {seed: {seed: 0} for seed in seeds}
         found: dict[tuple[str, str], DocLink] = {}
         for hop in range(1, depth + 1):
@@ -172,7 +175,7 @@ class SqliteSearchMixin:
                 break
             links = self._similar_edges(frontier, min_weight, tags)
             for seed in seeds:
-                nxt: dict[str, tuple[float | None, float | None, str | None, str | None]] = {}
+                nxt: _Level = {}
                 for node, (pw, *_) in sorted(levels[seed].items()):
                     for other, w, verb, summary in links.get(node, ()):
                         if other in reached[seed]:
