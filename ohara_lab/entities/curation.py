@@ -283,20 +283,23 @@ def _restored_entities(store: Any, op: EntityOp, listed: dict[str, str]) -> tupl
 
     A variant first seen at an ingest after the step was routed to the survivor by
     its norm_key; undone, it goes where ingest would have sent it: to a restored
-    entity with its norm_key, else to an entity of its own named by the alias it had become.
+    entity with its norm_key, else to an atlas entity with it (a variant ingest
+    kept while its entity was merged away meets that entity again once the merge
+    is undone), else to an entity of its own named by the alias it had become.
     """
     before = [common.from_dict(Entity, e) for e in op.before.get("entities", [])]
     now = {e.slug: e for e in store.get_entities([e.slug for e in before])}
     known = set(now) | {e.slug for e in before} | {e.slug for e in store.get_entities(list(listed))}
+    names = {slug: next((a for e in now.values() for a in e.aliases if slugify(a) == slug), slug)
+             for slug in sorted(set(listed) - known)}
     by_key: dict[str, str | None] = {e.norm_key: e.slug for e in reversed(before)}
-    keys = {norm_key(a) for e in now.values() for a in e.aliases}
+    keys = {norm_key(a) for e in now.values() for a in e.aliases} | {norm_key(n) for n in names.values()}
     for key, slugs in store.entities_by_names(sorted(keys)).items():
         by_key.setdefault(key, next((e.slug for e in store.get_entities(slugs) if e.norm_key == key), None))
     added = set(op.before.get("aliases_added", []))
     remap: dict[str, str] = {}
     variants: dict[str, Entity] = {}
-    for slug in sorted(set(listed) - known):
-        name = next((a for e in now.values() for a in e.aliases if slugify(a) == slug), slug)
+    for slug, name in names.items():
         target = by_key.get(norm_key(name))
         if target:
             remap[slug] = target

@@ -216,14 +216,30 @@ def collect_routes(slugs: set[str], keys: dict[str, str],
     return routes
 
 
+def _next_hop(slug: str, node_id: str, routes: Routes, since: int) -> tuple[str | None, int, bool] | None:
+    """(to slug, op, node route?) of the first step since `since` that routes a mention of `slug` in `node_id`.
+
+    A step acted on the mentions its slugs had at its time: a mention that reached
+    `slug` through a later step was not among them (split alice in a node, then
+    merge btc into alice: that node's btc mention stops at alice). So a chain
+    takes steps in history order, which also ends any cycle.
+    """
+    found = [(step[1], i, step[0]) for i, key in enumerate([(node_id, slug), ("", slug)])
+             if (step := routes.get(key)) is not None and step[1] >= since]
+    if not found:
+        return None
+    op, i, dst = min(found)  # on a tie (never within one step) the node's own route wins
+    return dst, op, i == 0
+
+
 def resolve(slug: str, node_id: str, routes: Routes) -> tuple[str | None, list[int]]:
     """Where a mention of `slug` in `node_id` goes after every active curation step, and which steps sent it."""
     ops: list[int] = []
     for _ in range(MAX_ROUTE_HOPS):
-        step = routes.get((node_id, slug)) or routes.get(("", slug))
+        step = _next_hop(slug, node_id, routes, ops[-1] if ops else 0)
         if step is None:
             break
-        slug, op = step  # type: ignore[assignment]
+        slug, op, _ = step  # type: ignore[assignment]
         ops.append(op)
         if slug is None:
             break
@@ -324,13 +340,14 @@ def route_graph(graph: DocumentGraph, routes: Routes, known: dict[str, Entity]) 
 
 def _global_path(slug: str, node_id: str, routes: Routes) -> bool:
     """Does every hop from `slug` in this node follow an atlas-wide route (no split on the way)?"""
+    since = 0
     for _ in range(MAX_ROUTE_HOPS):
-        if (node_id, slug) in routes:
-            return False
-        step = routes.get(("", slug))
+        step = _next_hop(slug, node_id, routes, since)
         if step is None or step[0] is None:
             return True
-        slug = step[0]
+        if step[2]:
+            return False
+        slug, since = step[0], step[1]
     return True
 
 

@@ -119,11 +119,55 @@ class CurationHistory(RuleBasedStateMachine):
 
     @invariant()
     def check_is_clean(self) -> None:
-        problems = [f"{p.code}: {p.detail}" for p in self.store.check()
-                    if p.severity == "error" or p.code == "ROLLUP_STALE"]
-        assert problems == []
+        assert _clean_check(self.store) == []
 
 
-CurationHistory.TestCase.settings = settings(max_examples=25, stateful_step_count=12, deadline=None,
+# Derandomized (which also means no example database): CI runs the same sequences every time, so a
+# failure is reproducible and never intermittent. To explore beyond them, run the machine with other
+# settings, e.g. `run_state_machine_as_test(CurationHistory, settings=settings(max_examples=500,
+# database=None, deadline=None))`, and pin what it finds as a plain test (like the one below).
+CurationHistory.TestCase.settings = settings(max_examples=60, stateful_step_count=12, deadline=None, derandomize=True,
                                              suppress_health_check=[HealthCheck.too_slow])
 test_curation_history = CurationHistory.TestCase
+
+
+def _clean_check(store: SqliteStore) -> list[str]:
+    """What `ohara check` finds that no curation sequence may leave: errors and stale rollups."""
+    return [f"{p.code}: {p.detail}" for p in store.check() if p.severity == "error" or p.code == "ROLLUP_STALE"]
+
+
+def test_reingest_after_split_then_merge_into_the_split_entity(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The sequence hypothesis found: a split of alice in one node, then a merge of btc into alice.
+
+    Re-ingesting that node's document must send its btc mention to alice (the merge),
+    not on through the older split route to the split-off entity: the split moved the
+    node's alice mentions of its time, and btc was not one of them yet.
+    """
+    store = SqliteStore(tmp_path)
+    for key in DOCS:
+        store.write_document(graph(key))
+    states = []
+
+    def step(action):  # type: ignore[no-untyped-def]
+        states.append(atlas_state(store, KEYS))
+        op = action()
+        assert _clean_check(store) == []
+        return op
+
+    step(lambda: curation.split(store, "alice", "Entity 0", nodes=["paragraphs/b2-00003"]))
+    step(lambda: curation.clean(store, slugs=["bitcoin"]))
+    step(lambda: curation.clean(store, slugs=["bob"]))
+    step(lambda: curation.merge(store, ["btc"], "alice"))
+    assert [n.slugs for n in store.entity_nodes(node_ids=["paragraphs/b2-00003"])] == [["alice", "entity-0"]]
+
+    before = atlas_state(store, KEYS)
+    store.write_document(graph("b2"), replaces=["documents/b2"])
+    assert [n.slugs for n in store.entity_nodes(node_ids=["paragraphs/b2-00003"])] == [["alice", "entity-0"]]
+    assert atlas_state(store, KEYS) == before
+    assert _clean_check(store) == []
+
+    while states:  # undo every step, latest first: each restores the atlas it found
+        curation.undo(store)
+        assert atlas_state(store, KEYS) == states.pop()
+        assert _clean_check(store) == []
+    store.close()
