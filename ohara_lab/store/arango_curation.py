@@ -75,9 +75,9 @@ class CurationQueries:
               FILTER LENGTH(slugs) > 0
               RETURN [k, slugs]""", {"keys": sorted(keys)}))
 
-    def route_targets(self, routes: common.Routes) -> dict[str, Entity]:
-        """Current records of the entities the routes lead to."""
-        wanted = sorted({dst for dst, _ in routes.values() if dst})
+    def entity_records(self, slugs: set[str]) -> dict[str, Entity]:
+        """Current records of those entities (the ones the atlas has)."""
+        wanted = sorted(slugs)
         if not wanted:
             return {}
         return {d["slug"]: common.from_dict(Entity, record(d))

@@ -45,9 +45,11 @@ class WriteSteps(CurationQueries):
     # ------------------------------------------------------------------ write
     def write(self, graph: DocumentGraph, replaces: Iterable[str], linker: Linker | None) -> None:
         slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
-        # Route targets as the atlas stands before a replaced document takes entities along with it.
-        known = self.route_targets(self.candidate_routes(slugs, {e.norm_key for e in graph.entities}))
-        prior = self.slugs_by_key({e.norm_key for e in graph.entities})
+        # Records as the atlas stands before a replaced document takes entities along with it.
+        keys = {e.slug: e.norm_key for e in graph.entities}
+        prior = self.slugs_by_key(set(keys.values()))
+        known = self.entity_records(common.records_wanted(
+            self.candidate_routes(slugs, set(keys.values())), keys, prior, bool(replaces)))
         old_links = self.links_of(graph.document.id) if graph.document.id in replaces else []
         for doc_id in replaces:
             self.delete(doc_id)

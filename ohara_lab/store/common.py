@@ -260,6 +260,15 @@ def routed(node: NodeEntities, routes: Routes) -> tuple[NodeEntities, list[int]]
     return NodeEntities(node.node_id, node.document_id, slugs, types, dict(node.mention)), _dedup(ops)
 
 
+def records_wanted(routes: Routes, keys: dict[str, str], prior: dict[str, list[str]], replacing: bool) -> set[str]:
+    """Entities whose records a write reads before replaced documents leave: the routes' targets and,
+    when a document is replaced, every entity its incoming slugs (`keys`: slug -> norm_key) may become."""
+    wanted = {dst for dst, _ in routes.values() if dst}
+    if replacing:
+        wanted |= set(keys) | {s for slugs in prior.values() for s in slugs}
+    return wanted
+
+
 def curate_incoming(graph: DocumentGraph, backend: Any, known: dict[str, Entity],
                     prior: dict[str, list[str]]) -> dict[int, list[NodeEntities]]:
     """Bring a document's entities in line with the atlas before it is written; returns pre-routing lists per step.
@@ -269,9 +278,10 @@ def curate_incoming(graph: DocumentGraph, backend: Any, known: dict[str, Entity]
        meets the split's node routes;
     2. curation routes apply (`route_graph`);
     3. what is still new meets the atlas by norm_key again.
-    The atlas is the one before a replaced document left it: `known` holds route
-    targets' records and `prior` the slug each norm_key had then, so re-ingesting
-    a document whose entities lived only in it gives what the first write gave.
+    The atlas is the one before a replaced document left it: `known` holds the
+    records of route targets (and, on a re-ingest, of the entities it writes) and
+    `prior` the slug each norm_key had then, so re-ingesting a document whose
+    entities lived only in it gives what the first write gave.
     `backend` provides `routed_slugs`, `routes_for` and `entity_mapping`.
     """
     def mapping(skip: set[str]) -> dict[str, str]:
@@ -287,11 +297,26 @@ def curate_incoming(graph: DocumentGraph, backend: Any, known: dict[str, Entity]
     slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
     routes = backend.routes_for(slugs, {e.slug: e.norm_key for e in graph.entities})
     if not routes:
+        keep_records(graph, known)
         return {}  # nothing curated touches this document: the first mapping was the whole job
     before = route_graph(graph, routes, known)
     last = mapping(set())
     rewrite_entity_slugs(graph, last)
+    keep_records(graph, known)
     return map_routed(before, last)
+
+
+def keep_records(graph: DocumentGraph, known: dict[str, Entity]) -> None:
+    """Write the graph's entities as the atlas knew them (`known`: records before a replaced document left).
+
+    An entity mentioned only by the replaced document leaves with it; written
+    again from the extraction alone it would lose the name, aliases and type the
+    atlas had given it (an alias another document brought before a split moved
+    that document's mentions away, a curated name). An entity still in the atlas
+    keeps its record anyway (the write only adds aliases), so this changes nothing else.
+    """
+    if known:
+        graph.entities = [_target(e.slug, e, known[e.slug], []) if e.slug in known else e for e in graph.entities]
 
 
 def route_graph(graph: DocumentGraph, routes: Routes, known: dict[str, Entity]) -> dict[int, list[NodeEntities]]:

@@ -225,9 +225,10 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
         keys = {e.slug: e.norm_key for e in graph.entities}
         with self.transaction() as c:
-            # Route targets as the atlas stands before a replaced document takes entities along with it.
-            known = self._route_targets(self._candidate_routes(slugs, set(keys.values())))
+            # Records as the atlas stands before a replaced document takes entities along with it.
             prior = self._slugs_by_key(set(keys.values()))
+            known = self._entity_records(common.records_wanted(
+                self._candidate_routes(slugs, set(keys.values())), keys, prior, bool(replaces)))
             old_links = self._links_of(graph.document.id) if graph.document.id in replaces else []
             for doc_id in replaces:
                 self._delete(doc_id)

@@ -143,9 +143,9 @@ class SqliteCurationMixin:
                 " ORDER BY op_id", (key, slug))]
         return out
 
-    def _route_targets(self, routes: common.Routes) -> dict[str, Entity]:
-        """Current records of the entities the routes lead to."""
-        wanted = sorted({dst for dst, _ in routes.values() if dst})
+    def _entity_records(self, slugs: set[str]) -> dict[str, Entity]:
+        """Current records of those entities (the ones the atlas has)."""
+        wanted = sorted(slugs)
         found: dict[str, Entity] = {}
         for chunk in _chunks(wanted, 900):
             marks = ",".join("?" * len(chunk))

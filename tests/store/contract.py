@@ -553,6 +553,21 @@ def test_reingest_is_idempotent_when_an_entity_lives_only_in_that_document(store
     assert [(e.slug, e.mention_count) for e in store.get_entities()] == [("btc", 2)]
 
 
+def test_reingest_keeps_the_record_of_an_entity_that_lives_only_in_that_document(store):
+    from .builders import atlas_state
+
+    # b2's spelling becomes an alias of a1's BTC; once a1 is gone, BTC lives only in b2 and leaves
+    # with it during a re-ingest, which must write it back as the atlas knew it (name and alias)
+    store.write_document(make_graph("a1", [("BTC.", [], ["BTC"])]))
+    doc = lambda: make_graph("b2", [("B.T.C. there.", [], ["B.T.C."])])  # noqa: E731
+    store.write_document(doc())
+    store.delete_document("documents/a1")
+    before = atlas_state(store)
+    store.write_document(doc(), replaces=["documents/b2"])
+    assert atlas_state(store) == before
+    assert [(e.slug, e.name, e.aliases) for e in store.get_entities()] == [("btc", "BTC", ["B.T.C."])]
+
+
 def test_passage_entity_graph_rows_and_version(store):
     v0 = store.graph_version()
     store.write_document(make_graph("a1", [("Alice met Bob in 2001.", [], ["Alice", "Bob"]),
