@@ -60,6 +60,8 @@ class WriteSteps(CurationQueries):
         if taken:
             raise DuplicateDocument(doc.id)
         routed = common.curate_incoming(graph, self, known, prior)
+        if replaces:
+            common.keep_records(graph, known, self.entity_records(set(known)))
         common.refresh_rollup(doc, [n.entity_slugs for n in [*graph.paragraphs, *graph.tables]])
         self._insert_nodes(graph)
         self._upsert_entities(graph.entities)

@@ -297,26 +297,27 @@ def curate_incoming(graph: DocumentGraph, backend: Any, known: dict[str, Entity]
     slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
     routes = backend.routes_for(slugs, {e.slug: e.norm_key for e in graph.entities})
     if not routes:
-        keep_records(graph, known)
         return {}  # nothing curated touches this document: the first mapping was the whole job
     before = route_graph(graph, routes, known)
     last = mapping(set())
     rewrite_entity_slugs(graph, last)
-    keep_records(graph, known)
     return map_routed(before, last)
 
 
-def keep_records(graph: DocumentGraph, known: dict[str, Entity]) -> None:
-    """Write the graph's entities as the atlas knew them (`known`: records before a replaced document left).
+def keep_records(graph: DocumentGraph, known: dict[str, Entity], present: Iterable[str]) -> None:
+    """Write the graph's entities that left with a replaced document as the atlas knew them.
 
-    An entity mentioned only by the replaced document leaves with it; written
-    again from the extraction alone it would lose the name, aliases and type the
-    atlas had given it (an alias another document brought before a split moved
-    that document's mentions away, a curated name). An entity still in the atlas
-    keeps its record anyway (the write only adds aliases), so this changes nothing else.
+    `known`: records before the replaced document left; `present`: slugs still in
+    the atlas. An entity mentioned only by the replaced document left with it;
+    written again from the extraction alone it would lose the name, aliases and
+    type the atlas had given it (an alias another document brought before a
+    split moved that document's mentions away, a curated name). Entities still in
+    the atlas are left to the write, which keeps their record and adds aliases.
     """
-    if known:
-        graph.entities = [_target(e.slug, e, known[e.slug], []) if e.slug in known else e for e in graph.entities]
+    stayed = set(present)
+    gone = {s: e for s, e in known.items() if s not in stayed}
+    if gone:
+        graph.entities = [_target(e.slug, e, gone[e.slug], []) if e.slug in gone else e for e in graph.entities]
 
 
 def route_graph(graph: DocumentGraph, routes: Routes, known: dict[str, Entity]) -> dict[int, list[NodeEntities]]:

@@ -236,6 +236,8 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
                          (graph.document.id, graph.document.file_hash)).fetchone():
                 raise DuplicateDocument(graph.document.id)
             routed = common.curate_incoming(graph, self, known, prior)
+            if replaces:
+                common.keep_records(graph, known, self._entity_records(set(known)))
             common.refresh_rollup(graph.document, [n.entity_slugs for n in [*graph.paragraphs, *graph.tables]])
             self._insert_nodes(graph)
             self._upsert_entities(graph.entities, self._entity_rows([e.slug for e in graph.entities]))
