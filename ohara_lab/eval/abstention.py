@@ -30,7 +30,7 @@ from .configs import CONFIGS, EvalConfig
 from .dataset import Dataset
 from .evaluate import QueryResult, evaluate
 from .matchers import RankedItem
-from .runner import ConfigRun, run_config, run_query, to_ranked, variant
+from .runner import ConfigRun, dated, run_config, run_query, to_ranked, variant
 
 # Settings under which an LLM hook may rewrite the Principal tier after it is computed.
 _TIER_REWRITERS = ("self_rag_verify", "rerank", "integrity_llm_verify")
@@ -101,8 +101,7 @@ def _retiered(built: BuiltAtlas, dataset: Dataset, config: EvalConfig,
     scored: dict[str, QueryResult] = {}
     latency: dict[str, float] = {}
     for q in dataset.queries:
-        asked = {**config.overrides, "as_of": q.as_of} if q.as_of else config.overrides
-        scored[q.id], latency[q.id], raw[q.id] = run_query(built, q.text, asked)
+        scored[q.id], latency[q.id], raw[q.id] = run_query(built, q.text, dated(q, config.overrides))
     dynamic = {q.id for q in dataset.queries if raw[q.id] is not None and _prior_can_fire(built, raw[q.id], settings)}
     out = {}
     for fam, pctl in points:
@@ -112,8 +111,7 @@ def _retiered(built: BuiltAtlas, dataset: Dataset, config: EvalConfig,
         for q in dataset.queries:
             r = raw[q.id]
             if q.id in dynamic:
-                asked = {**overrides, "as_of": q.as_of} if q.as_of else overrides
-                results[q.id] = run_query(built, q.text, asked, config.principal_topk)[0]
+                results[q.id] = run_query(built, q.text, dated(q, overrides), config.principal_topk)[0]
             elif r is None:  # the query failed: score it empty, as run_config does
                 results[q.id] = scored[q.id]
             else:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -141,14 +141,11 @@ def coefficients(model: AnswerabilityModel) -> list[dict[str, Any]]:
 
 
 def model_for(built: BuiltAtlas) -> AnswerabilityModel:
-    """The model the engine uses on this atlas: its own (`ohara calibrate`), else the shipped one (the lexical
-    one when the atlas has no vectors)."""
-    from ..retrieval.answerability import load_model, meta_key, reads_lexical  # noqa: PLC0415
-
-    models = built.atlas.store.vector_models()
-    own = built.atlas.store.get_meta(meta_key(False)) is not None
-    lexical = reads_lexical(built.info.vector_model if models else None, own)
-    return load_model(built.atlas.store.get_meta(meta_key(lexical)), lexical)
+    """The model the engine uses on this atlas (asked of the engine, so the choice is made in one place): its own
+    (`ohara calibrate`), else the shipped one — the lexical one without vectors or with vectors it never read."""
+    vectors = built.info.vector_model if built.atlas.store.vector_models() else None
+    settings = built.atlas.settings.override(abstain="model")  # in model mode the engine always has one
+    return cast(AnswerabilityModel, built.atlas.engine.answerability_model(settings, vectors))
 
 
 def split_rows(built: BuiltAtlas, dataset: Dataset, model: AnswerabilityModel, *, seed: int = 42,

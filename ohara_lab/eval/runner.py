@@ -24,7 +24,7 @@ from typing import Any, cast
 from ..errors import OharaError, UsageError
 from .build import BuildInfo, BuiltAtlas, build_atlas, ensure_analytics
 from .configs import CONFIGS, EvalConfig, get_configs
-from .dataset import Dataset, in_family
+from .dataset import Dataset, EvalQuery, in_family
 from .datasets.registry import load_dataset
 from .evaluate import EvalReport, QueryResult, aggregate, evaluate
 from .holdout import make_unanswerable
@@ -163,6 +163,11 @@ def run_query(built: BuiltAtlas, text: str, overrides: Mapping[str, Any], princi
     return QueryResult(ranked=ranked, principal=principal), ms, result
 
 
+def dated(query: EvalQuery, overrides: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`overrides` plus the query's `as_of`, when it has one: a dated query sees the corpus of its date."""
+    return {**overrides, "as_of": query.as_of} if query.as_of else overrides
+
+
 def run_config(
     built: BuiltAtlas,
     dataset: Dataset,
@@ -190,8 +195,8 @@ def run_config(
     from tqdm.auto import tqdm  # noqa: PLC0415
 
     for q in tqdm(queries, desc=name or config.name, unit="q", disable=not progress, leave=False):
-        asked = {**merged, "as_of": q.as_of} if q.as_of else merged  # a dated query sees the corpus of its date
-        results[q.id], latency[q.id], _ = run_query(built, q.text, asked, config.principal_topk, result_limit)
+        results[q.id], latency[q.id], _ = run_query(built, q.text, dated(q, merged), config.principal_topk,
+                                                    result_limit)
     errors = [r.error for r in results.values() if r.error]
     if len(errors) == len(queries):
         raise OharaError(f"config {name or config.name}: every query failed, e.g. {errors[0]}")
