@@ -17,6 +17,7 @@ URLs (`ohara_lab.redact`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -260,6 +261,12 @@ class Settings:
 
     def to_dict(self) -> dict[str, Any]:
         """All settings; secret fields and the passwords of URLs masked."""
+        return dict(self._masked)  # every value is a str, number, bool or None: a shallow copy is a copy
+
+    @functools.cached_property
+    def _masked(self) -> dict[str, Any]:
+        # Built once per Settings (they are frozen): every query puts its settings in its result, and
+        # `asdict` walked ~120 fields twice per query (~1.5 ms of a 30 ms query on MuSiQue).
         out = dataclasses.asdict(self)
         for f in fields(self):
             value = out[f.name]

@@ -175,7 +175,8 @@ def explorer(chosen: list[Fused], seen: set[str], store: GraphStore, settings: S
     # A path's scent is the product of its edge weights, so no path through an edge weaker than the
     # stop weight can reach the band: gating every hop at that weight prunes the walk without losing any.
     gate = max(0.0, settings.explorer_stop_weight - 1e-9)
-    links = store.similar_documents(seeds, settings.cross_doc_expand_depth + 1, min_weight=gate)
+    links = store.similar_documents(seeds, settings.cross_doc_expand_depth + 1, min_weight=gate,
+                                    min_path_weight=settings.explorer_stop_weight)  # below it: out of the band
     seen_docs = set(seeds) | set(excluded)
     best: dict[str, FrontierItem] = {}
     for link in links:

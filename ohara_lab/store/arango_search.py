@@ -131,7 +131,7 @@ class ArangoSearchMixin:
 
     # ---------------------------------------------------------------- phase 1c
     def similar_documents(self, seeds: Sequence[str], depth: int, *, min_weight: float = 0.3,
-                          tags: Sequence[str] = ()) -> list[DocLink]:
+                          tags: Sequence[str] = (), min_path_weight: float = 0.0) -> list[DocLink]:
         """Documents reached from `seeds` over SIMILAR_TO (either direction) within `depth` hops.
 
         Every hop must pass the gate (weight > `min_weight` or an edge tag among
@@ -167,7 +167,7 @@ class ArangoSearchMixin:
         best: dict[tuple[str, str], DocLink] = {}
         for link in ranked:
             best.setdefault((link.seed, link.document_id), link)
-        return list(best.values())
+        return [link for link in best.values() if link.path_weight >= min_path_weight]
 
     def document_paragraphs_by_entities(self, document_id: str, slugs: Sequence[str], limit: int) -> list[EntityHit]:
         """A document's paragraphs/tables sharing most of `slugs` (any, in reading order, if `slugs` is empty)."""

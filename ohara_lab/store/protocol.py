@@ -238,9 +238,10 @@ class GraphStore(Protocol):
         """slug -> entity type, for the slugs that exist."""
 
     def similar_documents(self, seeds: Sequence[str], depth: int, *, min_weight: float = 0.3,
-                          tags: Sequence[str] = ()) -> list[DocLink]:
+                          tags: Sequence[str] = (), min_path_weight: float = 0.0) -> list[DocLink]:
         """Phase 1c / Explorer: documents within `depth` SIMILAR_TO hops of `seeds`, every hop gated
-        (weight > `min_weight` or an edge tag in `tags`); one row per (seed, document), shortest then strongest."""
+        (weight > `min_weight` or an edge tag in `tags`); one row per (seed, document), shortest then strongest,
+        without the rows whose path weight is below `min_path_weight` (a store may skip reading them)."""
 
     def document_paragraphs_by_entities(self, document_id: str, slugs: Sequence[str], limit: int) -> list[EntityHit]:
         """A document's paragraphs/tables sharing most of `slugs` (its first paragraphs when `slugs` is empty)."""

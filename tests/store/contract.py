@@ -269,6 +269,31 @@ def test_similar_documents_keeps_the_shortest_then_strongest_path(store):
     assert ("documents/b2", "documents/d4", 2) in {(l.seed, l.document_id, l.hops) for l in both}
 
 
+def test_similar_documents_min_path_weight_only_leaves_out_weak_paths(store):
+    """The floor is a filter on the answer (the SQLite store also prunes its last hop with it):
+    on a random dense graph, every seed set, depth and floor gives the unfloored rows at or above it."""
+    rng = np.random.default_rng(7)
+    keys = [f"d{i}" for i in range(10)]
+    for key in keys:
+        store.write_document(make_graph(key, [(f"text {key}", [], [])]))
+    edges = [Edge(f"documents/{a}", f"documents/{b}", "SIMILAR_TO",
+                  {"weight": float(rng.choice([0.1, 0.2, 0.25, 0.5, 0.6, 0.9, 1.0])), "verb": f"{a}{b}",
+                   **({"tags": ["Mining"]} if rng.random() < 0.2 else {})})
+             for i, a in enumerate(keys) for b in keys[i + 1:] if rng.random() < 0.5]
+    store.write_document(make_graph("host", [("linker host", [], [])]), linker=lambda g, ctx: edges)
+    pruned_any = False
+    for trial in range(12):
+        seeds = [f"documents/{k}" for k in rng.choice(keys, size=1 + trial % 3, replace=False)]
+        for depth in (1, 2, 3):
+            full = store.similar_documents(seeds, depth, min_weight=0.15, tags=["Mining"])
+            for floor in (0.1, 0.15, 0.3, 0.5):
+                want = [l for l in full if l.path_weight >= floor]
+                got = store.similar_documents(seeds, depth, min_weight=0.15, tags=["Mining"], min_path_weight=floor)
+                assert sorted(got, key=repr) == sorted(want, key=repr), (seeds, depth, floor)
+                pruned_any |= len(want) < len(full)
+    assert pruned_any  # the floors did leave rows out
+
+
 def test_structural_neighbours(store):
     store.write_document(make_graph("a1", [("p1 text", [], []), ("p2 text", [], []), ("p3 text", [], [])]))
     got = {(n.id, n.hops) for n in store.structural_neighbours(["paragraphs/a1-00002"], 2)}
