@@ -3,6 +3,7 @@ checkout measured in the same run, and a table-by-table check that both build th
 
     python benchmarks/bench_ingest.py [--shared ../shared] [--baseline main] [--repeats 2]
                                       [--embedder none|minilm|wordllama] [--ner auto|rules]
+                                      [--ner-processes N]
 
 Corpora: the real books and report in ../shared/samples/ (one file at a time) and
 the MuSiQue corpus (one Wikipedia title = one document, through batched
@@ -135,6 +136,8 @@ def main() -> None:
     ap.add_argument("--corpora", default=",".join(CORPORA))
     ap.add_argument("--embedder", default="none")
     ap.add_argument("--ner", default="auto")
+    ap.add_argument("--ner-processes", type=int, default=1,
+                    help="OHARA_NER_PROCESSES for this working tree's builds (the baseline keeps its own)")
     args = ap.parse_args()
     overrides = {"embedder": args.embedder, "ner": args.ner, "embed_paragraphs": args.embedder != "none",
                  "llm": "offline", "reference_date": "2026-11-29"}
@@ -149,7 +152,8 @@ def main() -> None:
             for rep in range(args.repeats):
                 for name, src in sources.items():
                     atlas = Path(tmp) / f"{name}-{corpus.replace('/', '_')}-{rep}"
-                    run = build(src, corpus, atlas, args.shared, overrides)
+                    mine = {"ner_processes": args.ner_processes} if name == "this" and args.ner_processes > 1 else {}
+                    run = build(src, corpus, atlas, args.shared, {**overrides, **mine})
                     r = row(run)
                     results[(corpus, name)].append(r)
                     print(json.dumps({"corpus": corpus, "code": name, "run": rep + 1, **r}), flush=True)

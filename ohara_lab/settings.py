@@ -90,6 +90,7 @@ class Settings:
     max_unpack_ratio: float = _opt(100.0, "refuse archives with a member inflating more than this many times (zip bombs)")
     max_pdf_pages: int = _opt(10000, "refuse PDFs with more pages than this")
     ner_max_chars: int = _opt(10000, "entity extraction reads longer paragraphs in pieces of at most this many characters")
+    ner_processes: int = _opt(1, "worker processes for spaCy NER at ingest (same entities; pays only on idle cores)")
 
     # --- LLM -----------------------------------------------------------------
     llm: str = _opt("auto", "LLM provider: auto (gemini when GEMINI_API_KEY is set) | gemini | offline")

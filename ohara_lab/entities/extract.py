@@ -20,6 +20,7 @@ OntoNotes label -> ohara type (`SPACY_LABEL_TYPES`):
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cache
 from typing import Any, Protocol, runtime_checkable
 
@@ -218,14 +219,17 @@ def _tighten_date(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 class SpacyExtractor:
-    """spaCy statistical NER (OntoNotes labels mapped by SPACY_LABEL_TYPES)."""
+    """spaCy statistical NER (OntoNotes labels mapped by SPACY_LABEL_TYPES); with `processes` > 1,
+    batches run on that many worker processes when there are at least two (`ner_pool`)."""
 
-    def __init__(self, batch_size: int = SPACY_BATCH_SIZE, max_chars: int = Settings.ner_max_chars):
+    def __init__(self, batch_size: int = SPACY_BATCH_SIZE, max_chars: int = Settings.ner_max_chars,
+                 processes: int = 1):
         self._nlp = _load_spacy()
         meta = self._nlp.meta
         self.name = f"spacy:{meta.get('lang', 'xx')}_{meta.get('name', 'model')}-{meta.get('version', '0')}"
         self.batch_size = batch_size
         self.max_chars = min(max_chars, self._nlp.max_length)
+        self.processes = max(1, processes)
 
     def extract(self, texts: list[str]) -> list[list[Mention]]:
         owners: list[int] = []  # which text each piece came from
@@ -235,10 +239,15 @@ class SpacyExtractor:
                 owners.append(i)
                 plains.append(piece)
         raw: list[list[Mention]] = [[] for _ in texts]
-        for lo, hi in _batches([len(p) for p in plains], self.batch_size, SPACY_BATCH_CHARS):
-            docs = self._nlp.pipe(plains[lo:hi], batch_size=hi - lo)
-            for i, text, doc in zip(owners[lo:hi], plains[lo:hi], docs):
-                raw[i] += self._mentions(text, doc)
+        batches = [plains[lo:hi] for lo, hi in _batches([len(p) for p in plains], self.batch_size, SPACY_BATCH_CHARS)]
+        if self.processes > 1 and len(batches) > 1:
+            from .ner_pool import run_batches  # noqa: PLC0415
+
+            found = [m for batch in run_batches(self.processes, _load_spacy, _batch_mentions, batches) for m in batch]
+        else:
+            found = [m for batch in batches for m in _batch_mentions(batch)]
+        for i, mentions in zip(owners, found):
+            raw[i] += mentions
         return [clean_mentions(found, repair=False) for found in raw]
 
     @staticmethod
@@ -497,18 +506,27 @@ class RuleExtractor:
             spans.claim(rs, re_, _run_type([r[2] for r in run], before[-1] if before else None), aliases)
 
 
+def _batch_mentions(texts: Sequence[str]) -> list[list[Mention]]:
+    """Each text's mentions, before cleaning: one `nlp.pipe` over the batch (module level: a worker runs it)."""
+    docs = _load_spacy().pipe(texts, batch_size=len(texts))
+    return [SpacyExtractor._mentions(text, doc) for text, doc in zip(texts, docs)]
+
+
 # --------------------------------------------------------------------------- registry
 
 
-def get_extractor(name: str = "auto", max_chars: int = Settings.ner_max_chars) -> EntityExtractor:
+def get_extractor(name: str = "auto", max_chars: int = Settings.ner_max_chars,
+                  processes: int = Settings.ner_processes) -> EntityExtractor:
     """The extractor for `Settings.ner`: auto (spaCy if loadable, else rules) | spacy | rules.
 
-    `max_chars` is `Settings.ner_max_chars`: longer texts are read in pieces (`pieces`).
+    `max_chars` is `Settings.ner_max_chars`: longer texts are read in pieces (`pieces`);
+    `processes` is `Settings.ner_processes` (spaCy only).
     """
     if name == "rules":
         return RuleExtractor(max_chars)
     if name == "spacy":
-        return SpacyExtractor(max_chars=max_chars)
+        return SpacyExtractor(max_chars=max_chars, processes=processes)
     if name == "auto":
-        return SpacyExtractor(max_chars=max_chars) if spacy_available() else RuleExtractor(max_chars)
+        return (SpacyExtractor(max_chars=max_chars, processes=processes) if spacy_available()
+                else RuleExtractor(max_chars))
     raise UsageError(f"unknown entity extractor {name!r}; choose one of {', '.join(EXTRACTORS)}")

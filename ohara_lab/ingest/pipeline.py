@@ -68,7 +68,7 @@ class Ingestor:
     @cached_property
     def extractor(self) -> Any:
         from ..entities.extract import get_extractor  # noqa: PLC0415
-        return get_extractor(self.settings.ner, self.settings.ner_max_chars)
+        return get_extractor(self.settings.ner, self.settings.ner_max_chars, self.settings.ner_processes)
 
     @cached_property
     def embedder(self) -> Any:

@@ -218,3 +218,20 @@ def test_spacy_reads_a_paragraph_over_its_max_length() -> None:
     assert len(text) > extractor._nlp.max_length
     (found,) = extractor.extract([text])
     assert ("Alice Smith", "PERSON") in _pairs(found)
+
+
+# --------------------------------------------------------------------------- issue 13: NER on worker processes
+
+
+@needs_spacy
+def test_worker_processes_find_the_same_mentions() -> None:
+    from ohara_lab.entities import ner_pool
+
+    texts = [s.replace("2008", str(1990 + i)) for i in range(12) for s in SENTENCES]  # many batches of 5
+    here = ex.SpacyExtractor(batch_size=5).extract(texts)
+    ner_pool.shutdown()
+    workers = ex.SpacyExtractor(batch_size=5, processes=2)
+    assert workers.extract(texts) == here
+    assert 2 in ner_pool._POOLS  # the batches did go to the pool
+    assert workers.extract(texts[:3]) == here[:3]  # one batch: no pool round trip, same mentions
+    ner_pool.shutdown()
