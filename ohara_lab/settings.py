@@ -36,6 +36,9 @@ def _opt(default: Any, help: str, env: str | None = None, secret: bool = False) 
     return field(default=default, repr=not secret, metadata={"help": help, "env": env, "secret": secret})
 
 
+OVERRIDE_CACHE = 64  # per Settings: the per-call override sets a process keeps (the eval matrix has ~20)
+
+
 @dataclass(frozen=True, repr=False)
 class Settings:
     # --- where things live -------------------------------------------------
@@ -239,6 +242,26 @@ class Settings:
         """A copy with `changes` applied; unknown names are an error that lists the known ones."""
         if not changes:
             return self
+        try:
+            key = tuple(sorted(changes.items()))
+            hash(key)
+        except TypeError:  # an unhashable value: build it, do not remember it
+            return self._override(changes)
+        made = self._overridden.get(key)
+        if made is None:
+            made = self._override(changes)
+            if len(self._overridden) >= OVERRIDE_CACHE:
+                self._overridden.pop(next(iter(self._overridden)))
+            self._overridden[key] = made
+        return made
+
+    @functools.cached_property
+    def _overridden(self) -> dict[tuple[tuple[str, Any], ...], Settings]:
+        # The same per-call overrides give the same (frozen) Settings, so what it caches — `to_dict`,
+        # which every query reads twice — is built once per configuration, not once per query.
+        return {}
+
+    def _override(self, changes: dict[str, Any]) -> Settings:
         known = {f.name: f for f in fields(self)}
         clean = {}
         for key, value in changes.items():
