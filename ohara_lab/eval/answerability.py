@@ -25,7 +25,7 @@ from .build import BuiltAtlas, build_atlas
 from .dataset import Dataset
 from .matchers import matcher_for
 from .nulls import null_kind
-from .runner import to_ranked
+from .runner import dated, to_ranked
 
 KEEPS: tuple[float, ...] = (0.90, 0.92, 0.95)
 
@@ -51,7 +51,7 @@ def score_queries(built: BuiltAtlas, dataset: Dataset, query_ids: Sequence[str],
     out = []
     threshold = model.threshold(keep)
     for q in tqdm(dataset.select(query_ids), desc="answerability", unit="q", disable=not progress, leave=False):
-        result = built.atlas.query(q.text, **{**overrides, "abstain": "features", "result_limit": 20})
+        result = built.atlas.query(q.text, **{**dated(q, overrides), "abstain": "features", "result_limit": 20})
         values = result.answerability.features
         matcher = matcher_for(q, dataset.matcher)
         hit = any(matcher(i) is not None for i in to_ranked(result, built, result.tiers.principal))

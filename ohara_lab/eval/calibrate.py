@@ -36,7 +36,7 @@ from .build import build_atlas
 from .dataset import Dataset, EvalQuery
 from .holdout import make_unanswerable
 from .nulls import foreign_queries, null_kind
-from .runner import DEFAULT_SEED, prepare_dataset
+from .runner import DEFAULT_SEED, dated, prepare_dataset
 from .tuning import split_queries
 
 log = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ def collect(atlas: Any, queries: Sequence[EvalQuery], overrides: dict[str, Any] 
     rows = []
     extra = {"embedder": "none"} if lexical else {}
     for q in tqdm(queries, desc="features", unit="q", disable=not progress, leave=False):
-        result = atlas.query(q.text, **{**(overrides or {}), **extra, "abstain": "features"})
+        result = atlas.query(q.text, **{**dated(q, overrides or {}), **extra, "abstain": "features"})
         rows.append(Row(q.id, null_kind(q) or "answerable", result.answerability.features))
     return rows
 

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 from ohara_lab.eval.build import build_atlas
+from ohara_lab.eval.calibrate import collect
 from ohara_lab.eval.datasets.generic import load_generic
 from ohara_lab.eval.report import per_query_rows
 from ohara_lab.eval.runner import run_matrix
@@ -35,6 +36,9 @@ def test_a_dated_query_sees_only_the_documents_published_by_its_date(tmp_path: P
             results = run.runs[config].results
             assert {i.doc_id for i in results["then"].ranked} == {"gpl2"}
             assert "gpl3" in {i.doc_id for i in results["now"].ranked}
+        # the answerability features of a dated query come from the corpus of its date too
+        features = {r.query_id: r.features for r in collect(built.atlas, ds.queries)}
+        assert features["then"] != features["now"]
     rows = {r["id"]: r for r in per_query_rows(run) if r["config"] == "full"}
     assert rows["then"]["as_of"] == "2005-01-01" and "as_of" not in rows["now"]
     assert rows["then"]["hits@4"] == 1
