@@ -1,8 +1,11 @@
-"""The HNSW path of vector search: recall against exact search, persistence beside the atlas,
-incremental growth on ingest and removal on `rm` (through a real SqliteStore and Atlas)."""
+"""The HNSW path of vector search: recall against exact search, duplicate vectors answered as the
+exact search answers them, persistence beside the atlas, incremental growth on ingest and removal
+on `rm` (through a real SqliteStore and Atlas), an older index format rebuilt."""
 from __future__ import annotations
 
 from pathlib import Path
+
+import json
 
 import numpy as np
 import pytest
@@ -10,7 +13,7 @@ import pytest
 pytest.importorskip("hnswlib", reason="the HNSW index needs the dense extra: pip install -e '.[dense]'")
 
 from ohara_lab import Atlas  # noqa: E402 - after the skip guard
-from ohara_lab.embed.ann import HnswIndex  # noqa: E402
+from ohara_lab.embed.ann import FORMAT_VERSION, HnswIndex  # noqa: E402
 from ohara_lab.embed.index import knn  # noqa: E402
 from ohara_lab.store.sqlite import SqliteStore  # noqa: E402
 from tests.store.builders import make_graph  # noqa: E402
@@ -48,6 +51,70 @@ def test_recall_at_10_against_exact_search() -> None:
     best = graph.search(q, 3, ef=128)
     assert best[0][1] == pytest.approx(float(data[ids.index(best[0][0])] @ q), abs=1e-5)
     assert [s for _, s in best] == sorted((s for _, s in best), reverse=True)
+
+
+def test_exact_search_breaks_ties_at_the_cut_by_id() -> None:
+    rng = np.random.default_rng(11)
+    tie = _unit(rng.standard_normal((1, DIM)))[0]
+    others = _unit(rng.standard_normal((200, DIM)))
+    matrix = np.vstack([np.repeat(tie[None, :], 8, axis=0), others]).astype(np.float32)
+    # Eight equal rows first, ids descending: argpartition alone keeps t7, t6, t5 (the cut is not by id).
+    ids = [f"t{i}" for i in range(7, -1, -1)] + [f"o{i:04d}" for i in range(200)]
+    hits = knn(ids, matrix, tie, 3)
+    assert [i for i, _ in hits] == ["t0", "t1", "t2"]
+
+
+def _with_duplicates(rng: np.random.Generator) -> tuple[list[str], np.ndarray]:
+    """Clustered rows plus boilerplate: one vector held by 150 ids, 40 vectors held by 2–6 ids each."""
+    base = _clustered(rng, 2500)
+    parts = [base, np.repeat(base[:1], 150, axis=0)]
+    parts += [np.repeat(base[i:i + 1], int(rng.integers(1, 6)), axis=0) for i in range(1, 41)]
+    matrix = np.vstack(parts)
+    order = rng.permutation(len(matrix))  # duplicates spread through the id order
+    ids = [f"paragraphs/p{int(i):05d}" for i in order]
+    return ids, np.ascontiguousarray(matrix)
+
+
+def test_duplicate_vectors_are_one_node_and_answer_as_the_exact_search() -> None:
+    rng = np.random.default_rng(5)
+    ids, matrix = _with_duplicates(rng)
+    graph = HnswIndex.build(MODEL, ids, matrix, vectors_version=1)
+    assert graph.live == len(ids) and graph.live_vectors == 2500
+    # Queries on a duplicated vector: every one of the top 10 ties at cosine 1, so only the id order decides.
+    tied = [matrix[ids.index(i)] for i in ids[:60]] + list(matrix[[ids.index(min(ids))]])
+    for q in tied:
+        assert [i for i, _ in graph.search(q, 10, ef=128)] == [i for i, _ in knn(ids, matrix, q, 10)]
+    queries = _clustered(rng, 60)
+    truth = [[i for i, _ in knn(ids, matrix, q, 10)] for q in queries]
+    assert _recall([[i for i, _ in graph.search(q, 10, ef=128)] for q in queries], truth) >= 0.99
+    # Two builds of the same rows answer alike.
+    again = HnswIndex.build(MODEL, ids, matrix, vectors_version=1)
+    assert all(graph.search(q, 10, 64) == again.search(q, 10, 64) for q in [*tied, *queries])
+
+
+def test_a_shared_vector_leaves_the_graph_with_its_last_id(tmp_path: Path) -> None:
+    rng = np.random.default_rng(9)
+    ids, matrix = _with_duplicates(rng)
+    graph = HnswIndex.build(MODEL, ids, matrix, vectors_version=1)
+    shared = matrix[0]
+    holders = [i for i, score in knn(ids, matrix, shared, 500) if score == pytest.approx(1.0, abs=1e-6)]
+    assert len(holders) >= 150
+    keep = [n for n in ids if n not in holders[1:]]  # one holder stays: the vector stays in the graph
+    rows = matrix[[ids.index(n) for n in keep]]
+    assert graph.sync(keep, rows, 2) == (0, len(holders) - 1)
+    assert graph.search(shared, 1, 64)[0][0] == holders[0] and graph.live_vectors == 2500
+    rest = [n for n in keep if n != holders[0]]
+    graph.sync(rest, matrix[[ids.index(n) for n in rest]], 3)
+    assert graph.live_vectors == 2499
+    assert not {i for i, _ in graph.search(shared, 10, 64)} & set(holders)
+    graph.save(tmp_path / "g")
+    loaded = HnswIndex.load(tmp_path / "g")
+    assert loaded is not None and loaded.live_vectors == 2499
+    assert not {i for i, _ in loaded.search(shared, 10, 64)} & set(holders)
+    # The vector comes back (a removed document ingested again): its old label, no new node.
+    loaded.sync(ids, matrix, 4)
+    assert len(loaded.keys) == 2500 and loaded.live == len(ids)
+    assert [i for i, _ in loaded.search(shared, 10, 64)] == holders[:10]
 
 
 def _write_docs(store: SqliteStore, keys: list[str], per_doc: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -112,6 +179,27 @@ def test_graph_is_kept_beside_the_atlas_grows_on_ingest_and_forgets_removed_docu
         assert not (directory / "ann").exists()
         hits = atlas.store.vector_search(MODEL, vectors["paragraphs/aa-00002"], 1)
         assert hits[0][0] == "paragraphs/aa-00002"
+
+
+def test_an_index_of_an_older_format_is_rebuilt(tmp_path: Path) -> None:
+    rng = np.random.default_rng(4)
+    directory = tmp_path / "atlas"
+    store = SqliteStore(directory, ann_threshold=300, ann_ef=128)
+    vectors = _write_docs(store, ["aa", "bb"], 200, rng)
+    store.sync_vector_index()
+    store.close()
+    meta_path = directory / "ann" / "m_test.json"
+    old = json.loads(meta_path.read_text(encoding="utf-8"))
+    old["version"] = FORMAT_VERSION - 1
+    meta_path.write_text(json.dumps(old), encoding="utf-8")
+    with SqliteStore(directory, ann_threshold=300, ann_ef=128) as store:
+        some = next(iter(vectors))
+        assert store.vector_search(MODEL, vectors[some], 1)[0][0] == some
+        assert store._vectors.builds == 1
+    assert json.loads(meta_path.read_text(encoding="utf-8"))["version"] == FORMAT_VERSION
+    with SqliteStore(directory, read_only=True, ann_threshold=300, ann_ef=128) as reader:
+        reader.vector_search(MODEL, vectors[some], 1)
+        assert reader._vectors.builds == 0  # the rebuilt file is loaded as it is
 
 
 def _doc_id(atlas: Atlas, key: str) -> str:
