@@ -15,7 +15,7 @@ label stands for the sorted ids holding its vector; a search expands them and or
 result by (−cosine, id), as `ohara_lab.embed.index.knn` breaks ties, so the ids chosen among
 equal scores are the exact search's.
 
-Library: hnswlib (why: `eval/scale/ann.md`). Inner-product space over L2-normalised
+Library: hnswlib (why: `eval/scale/ann-30k.md`). Inner-product space over L2-normalised
 rows, so its distance is 1 − cosine. Files, in `<atlas>/ann/`:
 
     <model>.hnsw   the graph and vectors, hnswlib's own format
