@@ -107,6 +107,8 @@ class HnswIndex:
             return None
         index = _hnswlib().Index(space="ip", dim=int(meta["dim"]))
         index.load_index(str(graph_path), max_elements=max(len(meta["keys"]), 1))
+        if index.get_current_count() != len(meta["keys"]):
+            return None  # the graph and its JSON are from different saves (a crash between the two renames)
         return cls(meta["model"], int(meta["dim"]), index, list(meta["keys"]), [list(g) for g in meta["groups"]],
                    int(meta["vectors_version"]), int(meta["m"]), int(meta["ef_construction"]))
 
@@ -137,14 +139,22 @@ class HnswIndex:
             group.sort()  # the exact search's tie order
             held = label < start and bool(self.groups[label])
             if held and not group:
-                self.index.mark_deleted(label)
+                self._mark(label, deleted=True)
             elif label < start and not held and group:
-                self.index.unmark_deleted(label)  # its vector is back
+                self._mark(label, deleted=False)  # its vector is back
         self.groups = groups
         self._count()
         self.vectors_version = vectors_version
         now = {node: self.label[key] for node, key in zip(ids, keys)}
         return sum(before.get(n) != label for n, label in now.items()), sum(n not in now for n in before)
+
+    def _mark(self, label: int, deleted: bool) -> None:
+        # A graph saved after its JSON was not (a crash between the renames) may already be marked so.
+        try:
+            self.index.mark_deleted(label) if deleted else self.index.unmark_deleted(label)
+        except RuntimeError as e:
+            if "already deleted" not in str(e) and "is not deleted" not in str(e):
+                raise
 
     def _add_vectors(self, keys: list[str], matrix: np.ndarray) -> None:
         """Give each vector not seen before a new label, in order of first appearance."""

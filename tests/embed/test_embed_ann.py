@@ -117,6 +117,34 @@ def test_a_shared_vector_leaves_the_graph_with_its_last_id(tmp_path: Path) -> No
     assert [i for i, _ in loaded.search(shared, 10, 64)] == holders[:10]
 
 
+def test_a_graph_saved_without_its_json_is_rebuilt_or_brought_in_step(tmp_path: Path) -> None:
+    rng = np.random.default_rng(6)
+    ids, matrix = _with_duplicates(rng)
+    graph = HnswIndex.build(MODEL, ids[:2000], matrix[:2000], vectors_version=1)
+    graph.save(tmp_path / "g")
+    first_json = (tmp_path / "g.json").read_text(encoding="utf-8")
+    # A crash after the graph was renamed and before its JSON was: the graph has labels the JSON lacks.
+    graph.sync(ids, matrix, 2)
+    graph.save(tmp_path / "g")
+    (tmp_path / "g.json").write_text(first_json, encoding="utf-8")
+    assert HnswIndex.load(tmp_path / "g") is None  # rebuilt, not trusted
+    # The same after a sync that only deleted: the marks in the graph are newer than the JSON's groups.
+    graph = HnswIndex.build(MODEL, ids, matrix, vectors_version=1)
+    graph.save(tmp_path / "h")
+    old_json = (tmp_path / "h.json").read_text(encoding="utf-8")
+    shared = matrix[0]
+    holders = {i for i, score in knn(ids, matrix, shared, 500) if score == pytest.approx(1.0, abs=1e-6)}
+    rest = [n for n in ids if n not in holders]
+    rows = matrix[[ids.index(n) for n in rest]]
+    graph.sync(rest, rows, 2)
+    graph.save(tmp_path / "h")
+    (tmp_path / "h.json").write_text(old_json, encoding="utf-8")
+    stale = HnswIndex.load(tmp_path / "h")
+    assert stale is not None and stale.vectors_version == 1
+    stale.sync(rest, rows, 2)  # marks the shared vector deleted again: no error
+    assert not {i for i, _ in stale.search(shared, 10, 64)} & holders
+
+
 def _write_docs(store: SqliteStore, keys: list[str], per_doc: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     vectors: dict[str, np.ndarray] = {}
     for key in keys:
