@@ -162,7 +162,7 @@ def _notebook(path: Path, kind: str, n: int, cache: Path) -> None:
 
 
 def browser_first_frames(rows: list[Row], cache: Path, artifacts: Path, repeat: int,
-                         screens: Path | None = None) -> None:
+                         screens: Path | None = None, after_row: Callable[[], None] = lambda: None) -> None:
     from browser_harness import JupyterLab, drive, missing_requirements
 
     reason = missing_requirements()
@@ -178,8 +178,14 @@ def browser_first_frames(rows: list[Row], cache: Path, artifacts: Path, repeat: 
                 frames, orbits = [], []
                 prefix = artifacts / f"bench-{row.input}-{row.docs}"
                 for i in range(max(1, repeat)):  # each run: a fresh page and a fresh kernel
-                    result = drive(lab, name, prefix, time_last_cell=True, orbit_steps=12)
-                    _shutdown_kernels(lab)
+                    t0 = time.perf_counter()
+                    try:
+                        result = drive(lab, name, prefix, time_last_cell=True, orbit_steps=12)
+                    except RuntimeError as exc:  # a driver that timed out or crashed costs this run, not the table
+                        result = {"driverError": f"{type(exc).__name__}: {exc}"}
+                    finally:
+                        _shutdown_kernels(lab)
+                    print(f"  {row.input} {row.docs} run {i + 1}: {time.perf_counter() - t0:.0f} s", flush=True)
                     if "driverError" in result or result.get("firstDrawMs") is None:
                         print(f"  {row.input} {row.docs} run {i + 1}: no frame ({result.get('driverError', '')[:200]})")
                         continue
@@ -195,6 +201,7 @@ def browser_first_frames(rows: list[Row], cache: Path, artifacts: Path, repeat: 
                     shutil.copy(prefix.with_name(prefix.name + "-canvas.png"), screens / f"{row.input}-{row.docs}.png")
                 print(f"  browser {row.input:<9} {row.docs:>4} docs: first frame {_fmt(row.first_frame_ms, '.0f')} ms "
                       f"(median of {len(frames)}: {[round(f) for f in frames]}), orbit {_fmt(row.orbit_ms, '.0f')} ms/step")
+                after_row()  # the table so far: a stopped run keeps the rows it finished
 
 
 def _shutdown_kernels(lab: Any) -> None:
@@ -226,6 +233,31 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def _write(rows: list[Row], out: Path, browser_repeat: int) -> None:
+    """eval/map/benchmark.md and .csv for the rows measured so far."""
+    text = table(rows)
+    machine = f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}"
+    command = "python benchmarks/bench_map.py " + " ".join(sys.argv[1:]) if sys.argv[1:] else "python benchmarks/bench_map.py"
+    (out / "benchmark.md").write_text(
+        "# Space-time map benchmark\n\n"
+        f"`{command.strip()}` on {machine}; browser: headless Chromium (SwiftShader), "
+        "first frame = running the map cell → first WebGL draw "
+        f"(median of {browser_repeat} fresh page + kernel runs).\n"
+        "Synthetic = `synthetic_map_input` (the paper's corpus shape); musique = a real offline atlas of the first "
+        "N MuSiQue titles. ×10 columns are ratios to the 10-document row of the same input. The paper's rebuild "
+        "(QASPER, ARM64 Chromium) re-created the Three.js scene in the browser; ours splits that work into layout "
+        "(numpy), widget construction (Python) and first frame (browser, which includes the widget construction). "
+        "Text drawn = paragraphs/figures/tables in the first frame (level of detail above the widget's detail budget); "
+        "recolour = a colour-mode change as the widget does it now (colour arrays rewritten) next to the old path "
+        "(`rebuild()`: layout and every object re-created and re-sent), same run; orbit = ms per orbit step while "
+        "dragging (one animation frame per mouse move). Screenshots of each row's first frame: `screens/`.\n\n"
+        + text + "\n", encoding="utf-8")
+    with open(out / "benchmark.csv", "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(asdict(rows[0])))
+        writer.writeheader()
+        writer.writerows(asdict(r) for r in rows)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--inputs", nargs="+", default=["synthetic", "musique"], choices=["synthetic", "musique"])
@@ -250,29 +282,12 @@ def main(argv: list[str] | None = None) -> None:
             rows.append(row)
             print(f"{kind:<9} {n:>3} docs: {row.nodes:>6} nodes, layout {row.layout_ms:7.1f} ms, "
                   f"widget {row.widget_ms:6.0f} ms, sent {row.sent_bytes / 1e6:5.2f} MB")
+    write = lambda: _write(rows, out, args.browser_repeat)  # noqa: E731 - the same call after every row
+    write()
     if not args.no_browser:
-        browser_first_frames(rows, cache, REPO / "test-artifacts" / "bench", args.browser_repeat, out / "screens")
-    text = table(rows)
-    print(text)
-    machine = f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}"
-    (out / "benchmark.md").write_text(
-        "# Space-time map benchmark\n\n"
-        f"`python benchmarks/bench_map.py` on {machine}; browser: headless Chromium (SwiftShader), "
-        "first frame = running the map cell → first WebGL draw "
-        f"(median of {args.browser_repeat} fresh page + kernel runs).\n"
-        "Synthetic = `synthetic_map_input` (the paper's corpus shape); musique = a real offline atlas of the first "
-        "N MuSiQue titles. ×10 columns are ratios to the 10-document row of the same input. The paper's rebuild "
-        "(QASPER, ARM64 Chromium) re-created the Three.js scene in the browser; ours splits that work into layout "
-        "(numpy), widget construction (Python) and first frame (browser, which includes the widget construction). "
-        "Text drawn = paragraphs/figures/tables in the first frame (level of detail above the widget's detail budget); "
-        "recolour = a colour-mode change as the widget does it now (colour arrays rewritten) next to the old path "
-        "(`rebuild()`: layout and every object re-created and re-sent), same run; orbit = ms per orbit step while "
-        "dragging (one animation frame per mouse move). Screenshots of each row's first frame: `screens/`.\n\n"
-        + text + "\n", encoding="utf-8")
-    with open(out / "benchmark.csv", "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(asdict(rows[0])))
-        writer.writeheader()
-        writer.writerows(asdict(r) for r in rows)
+        browser_first_frames(rows, cache, REPO / "test-artifacts" / "bench", args.browser_repeat, out / "screens", write)
+        write()
+    print(table(rows))
     print(f"wrote {out / 'benchmark.md'} and {out / 'benchmark.csv'}")
 
 

@@ -26,6 +26,11 @@ TICK_LABEL_COLOR = "#93a1a1"
 MAX_TICK_LABELS = 12
 MAX_DOCUMENT_LABELS = 60  # the largest documents get a label; decluttering picks which show
 DOC_LABEL_OFFSET = 35.0  # spec §6: doc labels at discR + 35
+# three.js draws transparent objects far to near, so a highlight dot (drawn on top, hence transparent)
+# nearer the camera than a label's anchor came after the label and covered its text; a higher
+# render order sorts before distance: labels are drawn last.
+LABEL_RENDER_ORDER = 10
+AURA_CROWD_DOCS = 200  # above this many documents the auras fade as 1/√n, or they wash the map out
 
 
 def _attribute(array: np.ndarray) -> p3.BufferAttribute:
@@ -128,7 +133,8 @@ def aura_meshes(layout: MapLayout) -> list[p3.Mesh]:
         if arrays is None:
             continue
         vertices, colors, index = arrays
-        opacity = float(layout.auras.opacities[layout.auras.classes == code][0])
+        opacity = aura_opacity(float(layout.auras.opacities[layout.auras.classes == code][0]),
+                               len(layout.discs.document_ids))
         geometry = p3.BufferGeometry(
             attributes={"position": _attribute(vertices), "color": _attribute(colors)},
             index=p3.BufferAttribute(array=index, normalized=False),
@@ -137,6 +143,14 @@ def aura_meshes(layout: MapLayout) -> list[p3.Mesh]:
                                         depthWrite=False, side="DoubleSide")
         meshes.append(p3.Mesh(geometry=geometry, material=material, name=f"aura {name}"))
     return meshes
+
+
+def aura_opacity(base: float, documents: int) -> float:
+    """An aura class's opacity on a map of `documents` discs: the spec's value up to AURA_CROWD_DOCS, then × √(crowd/n).
+
+    Overlapping translucent auras add up; at 1,000+ documents the spec's opacities covered the whole canvas.
+    """
+    return base * min(1.0, math.sqrt(AURA_CROWD_DOCS / max(documents, 1)))
 
 
 def label_size_px(text: str, height_px: float) -> tuple[float, float]:
@@ -153,7 +167,8 @@ def label_sprite(text: str, position: Sequence[float], height_px: float, canvas_
     per_px = math.tan(math.radians(fov) / 2) * 2 / canvas_height
     w, h = label_size_px(text, height_px)
     material = p3.SpriteMaterial(map=texture, sizeAttenuation=False, transparent=True, depthTest=False)
-    return p3.Sprite(material=material, position=tuple(float(v) for v in position), scale=(w * per_px, h * per_px, 1.0))
+    return p3.Sprite(material=material, position=tuple(float(v) for v in position), scale=(w * per_px, h * per_px, 1.0),
+                     renderOrder=LABEL_RENDER_ORDER)
 
 
 @dataclass

@@ -147,7 +147,7 @@ class SpaceTimeMap(w.VBox):
         unknown = set(chosen) - {d.id for d in docs}
         if unknown:
             raise KeyError(f"documents not in the map: {sorted(unknown)[:5]}")
-        present = list(dict.fromkeys(e.relation for e in self.map_input.edges))
+        present = list(self.map_input.edges.relation_names)
         edge_options = list(dict.fromkeys([*present, *edge_kinds, TAG_TETHER]))
         self.documents_control = w.SelectMultiple(
             options=[(_doc_option(d), d.id) for d in docs], value=tuple(chosen), rows=6, description="documents",

@@ -4,7 +4,7 @@ The layout never reads a store (see `ohara_lab.layout.inputs`); this adapter is
 the one place that does. It reads through the `GraphStore` protocol only
 (`list_documents`, `document_nodes`, `get_entities`, `edges`), so it works for
 every backend, and it issues a fixed number of bulk reads per document plus one
-per edge relation: a 200-document atlas is a few hundred indexed queries, not
+per 200 nodes for the edges: a 200-document atlas is a few hundred indexed queries, not
 one query per node.
 """
 
@@ -16,7 +16,6 @@ from typing import Any
 
 from ohara_lab.layout.inputs import (
     DocumentInput,
-    EdgeInput,
     EntityInput,
     MapInput,
     SectionInput,
@@ -37,6 +36,9 @@ MAP_RELATIONS: tuple[str, ...] = (
     "NEXT_PARA",
 )
 LABEL_CHARS = 80  # a text node's label: the start of its content
+# Source ids per edge read. Small: a store's edge record carries its attributes (a document's
+# SIMILAR_TO edges hold ~0.4 KB of them, ~100 edges per document), and a chunk's records all exist at once.
+EDGE_CHUNK = 200
 
 
 def _store(atlas_or_store: Any) -> Any:
@@ -128,9 +130,24 @@ def map_input_from_atlas(
                 EntityInput(e.id, e.name, tuple(in_view), int(e.mention_count), communities.get(e.slug))
             )
 
-    present = kept_docs | {s.id for s in out.sections} | {t.id for t in out.text_nodes} | {e.id for e in out.entities}
     if relations:
-        for edge in store.edges(relations=list(relations)):
-            if edge.from_id in present and edge.to_id in present:
-                out.edges.append(EdgeInput(edge.from_id, edge.to_id, edge.relation))
+        _read_edges(store, out, list(relations))
     return out
+
+
+def _read_edges(store: Any, out: MapInput, relations: list[str]) -> None:
+    """Add the edges between snapshot nodes to `out.edges`, reading them by `EDGE_CHUNK` source ids.
+
+    The store's edges come as one record (with its attributes) each; read all at once they were the
+    map's peak memory (≈ 1 GB for a 118k-paragraph atlas). By chunks of source ids only one chunk's
+    records exist at a time, and each edge is read once (by its source). Order: node order, then the store's.
+    """
+    ordered = [*(d.id for d in out.documents), *(s.id for s in out.sections), *(t.id for t in out.text_nodes),
+               *(e.id for e in out.entities)]
+    present, wanted = set(ordered), set(relations)
+    for start in range(0, len(ordered), EDGE_CHUNK):
+        # Relations are filtered here, not in the query: SQLite answers `from_id IN … AND relation IN …`
+        # through the relation index (a scan of every edge of those relations, ~40× slower per chunk).
+        for edge in store.edges(from_ids=ordered[start:start + EDGE_CHUNK]):
+            if edge.relation in wanted and edge.to_id in present:
+                out.edges.add(edge.from_id, edge.to_id, edge.relation)

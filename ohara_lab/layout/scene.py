@@ -26,7 +26,7 @@ from ohara_lab.layout.camera import bounds, fit_camera
 from ohara_lab.layout.colors import NodeStyleKey, node_colors
 from ohara_lab.layout.discs import place_discs
 from ohara_lab.layout.guides import build_guides
-from ohara_lab.layout.inputs import NODE_KINDS, MapInput, OntologyCategories
+from ohara_lab.layout.inputs import NODE_KINDS, EdgeTable, MapInput, OntologyCategories
 from ohara_lab.layout.maplayout import Discs, MapLayout
 from ohara_lab.layout.satellites import place_entities, place_tags, satellite_distance, top_tags
 from ohara_lab.layout.sunburst import category_xy, document_category, fan_out_collisions, sunburst_layout
@@ -249,11 +249,10 @@ def build_layout(
         _aura_colors(color_mode, style_colors, doc_style_index),
     )
 
-    edges, edge_codes, edge_names = _edges(
-        [(e.from_id, e.to_id, e.relation) for e in map_input.edges] + [(a, b, TAG_TETHER) for a, b in tethers],
-        row_of,
-        edge_kinds,
-    )
+    tether_table = EdgeTable()
+    for a, b in tethers:
+        tether_table.add(a, b, TAG_TETHER)
+    edges, edge_codes, edge_names = _edges((map_input.edges, tether_table), row_of, edge_kinds)
     box = bounds(positions)
     max_z = float(doc_xyz[:, 2].max()) if len(docs) else 0.0
     return MapLayout(
@@ -320,17 +319,28 @@ def _first(tags: Sequence[str]) -> str | None:
 
 
 def _edges(
-    triples: Sequence[tuple[str, str, str]],
+    tables: Sequence[EdgeTable],
     row_of: dict[str, int],
     edge_kinds: Collection[str] | None,
 ) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
-    """(from, to) rows, kind codes and kind names of the drawable, wanted, distinct edges."""
+    """(from, to) rows, kind codes and kind names of the drawable, wanted, distinct edges.
+
+    Column arithmetic over the tables (no object per edge): each node id is looked up once,
+    duplicates keep their first occurrence, and the result keeps the tables' order.
+    """
     wanted = None if edge_kinds is None else tuple(dict.fromkeys(edge_kinds))
-    kept: dict[tuple[int, int, str], None] = {}  # a dict: first-seen order, duplicates dropped
-    for a, b, kind in triples:
-        if (wanted is None or kind in wanted) and a in row_of and b in row_of:
-            kept[(row_of[a], row_of[b], kind)] = None
-    names = wanted if wanted is not None else tuple(dict.fromkeys(k for _, _, k in kept))
-    code = {name: i for i, name in enumerate(names)}
-    pairs = np.array([(a, b) for a, b, _ in kept], dtype=np.int32).reshape(-1, 2)
-    return pairs, np.array([code[k] for _, _, k in kept], dtype=np.uint8), names
+    kinds = list(dict.fromkeys(name for t in tables for name in t.relation_names))
+    parts = []
+    for t in tables:
+        node_row = np.fromiter((row_of.get(n, -1) for n in t.node_ids), dtype=np.int64, count=len(t.node_ids))
+        f, to, rel = t.columns()
+        unified = np.array([kinds.index(n) for n in t.relation_names], dtype=np.int64)
+        parts.append(np.column_stack([node_row[f], node_row[to], unified[rel]]) if len(t) else np.zeros((0, 3), np.int64))
+    rows = np.concatenate(parts) if parts else np.zeros((0, 3), np.int64)
+    allowed = np.array([wanted is None or k in wanted for k in kinds], dtype=bool)
+    rows = rows[(rows[:, 0] >= 0) & (rows[:, 1] >= 0) & allowed[rows[:, 2]]] if len(rows) else rows
+    key = (rows[:, 0] * max(len(row_of), 1) + rows[:, 1]) * max(len(kinds), 1) + rows[:, 2]
+    rows = rows[np.sort(np.unique(key, return_index=True)[1])]  # first occurrence of each (from, to, kind)
+    names = wanted if wanted is not None else tuple(kinds[k] for k in dict.fromkeys(rows[:, 2].tolist()))
+    code = np.array([names.index(k) if k in names else 0 for k in kinds], dtype=np.uint8)
+    return rows[:, :2].astype(np.int32).reshape(-1, 2), code[rows[:, 2]] if len(rows) else np.zeros(0, np.uint8), names

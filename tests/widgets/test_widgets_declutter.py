@@ -49,3 +49,19 @@ def test_the_widget_shows_labels_that_do_not_overlap(atlas, ontology) -> None:
     doc = atlas.documents()[0]
     assert m.hover(doc.id).startswith(doc.title)
     assert "ohara-tooltip" in m.hover_box.value and doc.title[:20] in m.hover_box.value
+
+
+def test_labels_are_drawn_after_the_dots_over_them(atlas, ontology) -> None:
+    """Highlight dots are transparent (drawn on top), so only a higher render order keeps them off label text."""
+    from ohara_lab.widgets import SpaceTimeMap
+
+    m = SpaceTimeMap(atlas, ontology=ontology)
+    overlays = max(o.renderOrder for o in m.overlays)
+    assert m.labels.sprites and min(s.renderOrder for s in m.labels.sprites) > overlays
+
+
+def test_auras_fade_on_crowded_maps() -> None:
+    from ohara_lab.widgets.scene import AURA_CROWD_DOCS, aura_opacity
+
+    assert aura_opacity(0.16, 7) == aura_opacity(0.16, AURA_CROWD_DOCS) == 0.16
+    assert aura_opacity(0.16, 4 * AURA_CROWD_DOCS) == pytest.approx(0.08)

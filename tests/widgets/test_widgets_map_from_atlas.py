@@ -7,7 +7,9 @@ from typing import Any
 import pytest
 
 from ohara_lab.layout import build_layout
+from ohara_lab.layout import from_atlas
 from ohara_lab.layout.from_atlas import MAP_RELATIONS, map_input_from_atlas
+from ohara_lab.layout.inputs import EdgeTable
 
 
 def test_snapshot_holds_every_node_of_the_atlas(atlas) -> None:
@@ -57,6 +59,18 @@ def test_edges_only_join_nodes_in_the_snapshot(atlas) -> None:
         assert relations[rel] == atlas.stats()["edges"][rel], rel
 
 
+def test_edges_are_read_by_chunks_into_columns(atlas, monkeypatch) -> None:
+    """Chunk boundaries lose and repeat no edge; the snapshot keeps edges as columns, not records."""
+    whole = map_input_from_atlas(atlas)
+    monkeypatch.setattr(from_atlas, "EDGE_CHUNK", 3)
+    chunked = map_input_from_atlas(atlas)
+    assert isinstance(chunked.edges, EdgeTable) and chunked.edges.nbytes() == 9 * len(chunked.edges)
+    triples = Counter((e.from_id, e.to_id, e.relation) for e in chunked.edges)
+    assert triples == Counter((e.from_id, e.to_id, e.relation) for e in whole.edges)
+    assert max(triples.values()) == 1
+    assert len(chunked.edges) == sum(atlas.stats()["edges"].get(r, 0) for r in MAP_RELATIONS)
+
+
 def test_a_document_subset_cuts_entities_and_edges(atlas) -> None:
     docs = atlas.documents()
     keep = {docs[0].id, docs[1].id}
@@ -98,7 +112,9 @@ def test_reads_in_bulk_one_call_per_document_not_per_node(atlas) -> None:
     store = CountingStore(atlas.store)
     mi = map_input_from_atlas(store)
     n_docs = len(mi.documents)
-    assert store.calls == Counter(list_documents=1, document_nodes=n_docs, get_entities=1, edges=1, get_analytics=1)
+    edge_reads = -(-mi.node_count() // from_atlas.EDGE_CHUNK)  # one per chunk of source ids
+    assert store.calls == Counter(list_documents=1, document_nodes=n_docs, get_entities=1, edges=edge_reads,
+                                  get_analytics=1)
     assert mi.node_count() > 10 * n_docs  # many nodes, few reads
 
 
