@@ -34,10 +34,10 @@ def main(argv: list[str] | None = None) -> None:
         t0 = time.perf_counter()
         space_map = SpaceTimeMap(atlas)
         seconds = time.perf_counter() - t0
-        texts = len(space_map.map_input.text_nodes)
+        texts, edges = len(space_map.map_input.text_nodes), space_map.map_input.edges
         print(f"{len(space_map.map_input.documents):,} documents, {texts:,} text nodes "
-              f"({len(space_map.detail):,} drawn), built in {seconds:.1f} s; peak RSS {_rss_mb():.0f} MB "
-              f"({before:.0f} MB before the map)")
+              f"({len(space_map.detail):,} drawn), {len(edges):,} edges ({edges.nbytes() / 1e6:.1f} MB of columns), "
+              f"built in {seconds:.1f} s; peak RSS {_rss_mb():.0f} MB ({before:.0f} MB before the map)")
 
 
 if __name__ == "__main__":

@@ -30,6 +30,9 @@ DOC_LABEL_OFFSET = 35.0  # spec §6: doc labels at discR + 35
 # nearer the camera than a label's anchor came after the label and covered its text; a higher
 # render order sorts before distance: labels are drawn last.
 LABEL_RENDER_ORDER = 10
+# A dark plate under each label's text (drawn just before it): over a dense slab of dots the glyphs
+# alone were hard to read, and the dots showed through between them.
+PLATE_COLOR, PLATE_OPACITY, PLATE_PAD_PX = "#0f1419", 0.6, 3.0
 AURA_CROWD_DOCS = 200  # above this many documents the auras fade as 1/√n, or they wash the map out
 
 
@@ -171,11 +174,23 @@ def label_sprite(text: str, position: Sequence[float], height_px: float, canvas_
                      renderOrder=LABEL_RENDER_ORDER)
 
 
+def label_plate(text: str, position: Sequence[float], height_px: float, canvas_height: int, fov: float) -> p3.Sprite:
+    """The translucent backing of a `label_sprite` of the same arguments, `PLATE_PAD_PX` larger on each side."""
+    per_px = math.tan(math.radians(fov) / 2) * 2 / canvas_height
+    w, h = label_size_px(text, height_px)
+    material = p3.SpriteMaterial(color=PLATE_COLOR, opacity=PLATE_OPACITY, sizeAttenuation=False, transparent=True,
+                                 depthTest=False, depthWrite=False)
+    return p3.Sprite(material=material, position=tuple(float(v) for v in position),
+                     scale=((w + 2 * PLATE_PAD_PX) * per_px, (h + 2 * PLATE_PAD_PX) * per_px, 1.0),
+                     renderOrder=LABEL_RENDER_ORDER - 1)
+
+
 @dataclass
 class LabelSet:
     """The map's labels and what decluttering needs to know about each."""
 
     sprites: list[p3.Sprite]
+    plates: list[p3.Sprite]  # one backing per sprite, shown with it
     anchors: np.ndarray  # (n, 3) layout positions (before the display's time stretch)
     sizes_px: np.ndarray  # (n, 2) on-screen width and height
     priority: np.ndarray  # (n,) larger is shown first
@@ -225,6 +240,7 @@ def label_set(layout: MapLayout, canvas_height: int, fov: float,
     sprites = [label_sprite(text, anchor, h, canvas_height, fov, color) for text, anchor, h, color, _, _ in specs]
     return LabelSet(
         sprites=sprites,
+        plates=[label_plate(text, anchor, h, canvas_height, fov) for text, anchor, h, _, _, _ in specs],
         anchors=np.array([s[1] for s in specs], dtype=np.float64).reshape(-1, 3),
         sizes_px=np.array([label_size_px(s[0], s[2]) for s in specs], dtype=np.float64).reshape(-1, 2),
         priority=np.array([s[4] for s in specs], dtype=np.float64),

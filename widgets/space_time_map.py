@@ -56,6 +56,9 @@ SELECTED_SCALE, RELATED_SCALE = 1.6, 1.2  # spec §6: selected ×1.6, related ×
 HIGHLIGHT_PX = 11.0
 NEAR, FAR_FACTOR = 5.0, 40.0
 AUTO_DETAIL = "auto (near the orbit target)"
+# Above this many documents the decay auras start hidden (the checkbox shows them): a thousand overlapping
+# translucent shells cover the canvas and cost ~40 % of each orbit frame (eval/map/benchmark.md).
+AURAS_AUTO_MAX_DOCUMENTS = 1000
 TOOLTIP_STYLE = ("position:absolute;pointer-events:none;z-index:20;max-width:420px;padding:3px 7px;"
                  "border-radius:4px;background:rgba(15,20,25,0.92);color:#e6edf3;font-size:12px;"
                  "border:1px solid #3b4a57;white-space:normal")
@@ -68,7 +71,8 @@ class SpaceTimeMap(w.VBox):
 
     Options: `documents` (ids to show; None = all), `resolution` (day … century),
     `color_mode` (by_document | by_type | by_sumo), `edge_kinds` (relations to
-    draw, plus TAG_TETHER), `auras`, `labels`, `width`/`height` of the canvas in
+    draw, plus TAG_TETHER), `auras` (None: shown up to AURAS_AUTO_MAX_DOCUMENTS
+    documents), `labels`, `width`/`height` of the canvas in
     pixels, `pick_event` ('dblclick' or 'click'), `point_scale` (map size → pixels),
     `view` (entrance = the spec's tunnel-mouth camera | oblique | side),
     `time_scale` (display-only stretch of Z; 1.0 draws the layout as computed),
@@ -88,7 +92,7 @@ class SpaceTimeMap(w.VBox):
         resolution: str = "year",
         color_mode: str = "by_document",
         edge_kinds: Collection[str] = DEFAULT_EDGE_KINDS,
-        auras: bool = True,
+        auras: bool | None = None,
         labels: bool = True,
         width: int = 900,
         height: int = 600,
@@ -118,6 +122,8 @@ class SpaceTimeMap(w.VBox):
         self.highlighted: dict[str, str] = {}  # node id -> highlight class
         self._select_callbacks: list[Callable[[Inspection], None]] = []
 
+        if auras is None:
+            auras = len(self.map_input.documents) <= AURAS_AUTO_MAX_DOCUMENTS
         self._build_controls(documents, resolution, color_mode, edge_kinds, auras, labels, view, time_scale)
         self._build_stage(pick_event, hover)
         self.layout_data: MapLayout = self._compute_layout()
@@ -256,7 +262,7 @@ class SpaceTimeMap(w.VBox):
         self.aura_group = p3.Group(children=self.aura_objects, visible=self.auras_control.value)
         self.labels = sc.label_set(layout, self.height, self.camera.fov,
                                    full_titles=[d.title for d in self._view_input.documents])
-        self.label_group = p3.Group(children=self.labels.sprites, visible=self.labels_control.value)
+        self.label_group = p3.Group(children=[*self.labels.plates, *self.labels.sprites], visible=self.labels_control.value)
         self.nodes.children = tuple(self.node_objects)
         self._content = [self.edge_lines, self.guides, self.discs, self.aura_group, self.label_group]
         self.world.children = tuple([self.nodes, *self._content, *self.overlays])
@@ -288,12 +294,20 @@ class SpaceTimeMap(w.VBox):
         return target / np.array([1.0, 1.0, max(self.time_scale, 1e-9)])
 
     def _edge_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """The edges whose two ends are drawn (all of them unless the level of detail leaves text nodes out)."""
+        """All edges, or under the level of detail those within the detail's documents, entities and tags.
+
+        Lines between far documents (their sections, SIMILAR_TO, tag tethers) cost as much of each
+        frame as the auras on a 120k-node map (`eval/map/benchmark.md`); they come with their slab.
+        """
+        L = self.layout_data
         if len(self.detail) == int(self._is_text.sum()):
-            return geo.edge_arrays(self.layout_data)
-        drawn = ~self._is_text
+            return geo.edge_arrays(L)
+        near = np.zeros(len(L.discs.document_ids) + 1, dtype=bool)
+        near[np.unique(L.node_document[self.detail])] = True
+        near[-1] = True  # node_document −1 (entities, tags) indexes this last slot: always drawn
+        drawn = near[L.node_document] & ~self._is_text
         drawn[self.detail] = True
-        return geo.edge_arrays(self.layout_data, drawn=drawn)
+        return geo.edge_arrays(L, drawn=drawn)
 
     def _detail_rows(self) -> np.ndarray:
         return detail_rows(self.layout_data, self._focus(), self.detail_budget)
@@ -356,9 +370,9 @@ class SpaceTimeMap(w.VBox):
         px, depth = geo.project(geo.stretched(self.labels.anchors, self.time_scale), self.camera.position,
                                 self.camera.quaternion, self.camera.fov, self.width, self.height)
         self.label_visible = declutter(px, self.labels.sizes_px, depth, self.labels.priority, self.width, self.height)
-        for sprite, show in zip(self.labels.sprites, self.label_visible.tolist()):
+        for sprite, plate, show in zip(self.labels.sprites, self.labels.plates, self.label_visible.tolist()):
             if sprite.visible != show:
-                sprite.visible = show
+                sprite.visible = plate.visible = show
 
     def label_screen_boxes(self) -> list[tuple[str, tuple[float, float, float, float]]]:
         """(text, (x0, y0, x1, y1)) of every label shown, in canvas pixels for the current camera."""

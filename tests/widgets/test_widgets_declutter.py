@@ -58,6 +58,10 @@ def test_labels_are_drawn_after_the_dots_over_them(atlas, ontology) -> None:
     m = SpaceTimeMap(atlas, ontology=ontology)
     overlays = max(o.renderOrder for o in m.overlays)
     assert m.labels.sprites and min(s.renderOrder for s in m.labels.sprites) > overlays
+    # Each label has a plate under it (drawn before its text, after the dots), shown and hidden with it.
+    assert all(overlays < plate.renderOrder < s.renderOrder and plate.visible == s.visible
+               for s, plate in zip(m.labels.sprites, m.labels.plates, strict=True))
+    assert any(not s.visible for s in m.labels.sprites) and any(s.visible for s in m.labels.sprites)
 
 
 def test_auras_fade_on_crowded_maps() -> None:

@@ -243,10 +243,14 @@ def test_level_of_detail_draws_the_slab_asked_for() -> None:
     assert set(rows.tolist()) == set(np.flatnonzero(~is_text).tolist()) | set(m.detail.tolist())
     assert np.array_equal(pos, L.positions[rows])
     assert "text nodes drawn" in m.status.value
-    # Edges are drawn only between drawn nodes.
+    # Edges are drawn only between drawn nodes of the detail's documents (or entities and tags).
+    near = set(L.node_document[m.detail].tolist()) | {-1}
     drawn = np.zeros(len(L), dtype=bool)
     drawn[rows] = True
+    drawn &= np.isin(L.node_document, list(near))
     both = drawn[L.edges[:, 0]] & drawn[L.edges[:, 1]]
+    far_sections = ~np.isin(L.node_document, list(near)) & L.kind_mask("section")
+    assert far_sections.any() and not far_sections[L.edges[both]].any()
     assert len(m.edge_lines.geometry.attributes["position"].array) == 2 * int(both.sum()) < 2 * len(L.edges)
     others = [o for o, b in zip(m.node_objects, m.buckets) if not is_text[b.rows[0]]]
     kept = [o.geometry.attributes["position"].array for o in others]
@@ -290,3 +294,14 @@ def test_a_colour_change_rewrites_colours_only(space_map, atlas, ontology) -> No
     discs = space_map.discs.geometry.attributes["color"].array
     assert np.allclose(discs, geo.disc_outline_colors(expected))
     assert space_map.timings_ms["recolor"] < space_map.timings_ms["scene"]
+
+
+def test_auras_start_hidden_on_a_map_of_many_documents(monkeypatch) -> None:
+    from ohara_lab.widgets import space_time_map
+
+    mi = synthetic_map_input(6, seed=1)
+    assert SpaceTimeMap(mi, ontology=synthetic_ontology()).aura_group.visible is True
+    monkeypatch.setattr(space_time_map, "AURAS_AUTO_MAX_DOCUMENTS", 5)
+    crowded = SpaceTimeMap(mi, ontology=synthetic_ontology())
+    assert crowded.auras_control.value is False and crowded.aura_group.visible is False
+    assert SpaceTimeMap(mi, ontology=synthetic_ontology(), auras=True).aura_group.visible is True
