@@ -250,7 +250,9 @@ def _write(rows: list[Row], out: Path, browser_repeat: int) -> None:
         "Text drawn = paragraphs/figures/tables in the first frame (level of detail above the widget's detail budget); "
         "recolour = a colour-mode change as the widget does it now (colour arrays rewritten) next to the old path "
         "(`rebuild()`: layout and every object re-created and re-sent), same run; orbit = ms per orbit step while "
-        "dragging (one animation frame per mouse move). Screenshots of each row's first frame: `screens/`.\n\n"
+        "dragging (one animation frame per mouse move). Above the detail budget (20,000 text nodes) edges are drawn only "
+        "within the documents whose text is drawn, and above 1,000 documents the decay auras start hidden (the checkbox "
+        "shows them): each cost ~40 % of an orbit frame at 120k nodes. Screenshots of each row's first frame: `screens/`.\n\n"
         + text + "\n", encoding="utf-8")
     with open(out / "benchmark.csv", "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(asdict(rows[0])))
