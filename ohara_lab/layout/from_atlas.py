@@ -142,12 +142,16 @@ def _read_edges(store: Any, out: MapInput, relations: list[str]) -> None:
     map's peak memory (≈ 1 GB for a 118k-paragraph atlas). By chunks of source ids only one chunk's
     records exist at a time, and each edge is read once (by its source). Order: node order, then the store's.
     """
-    ordered = [*(d.id for d in out.documents), *(s.id for s in out.sections), *(t.id for t in out.text_nodes),
-               *(e.id for e in out.entities)]
+    ordered = [
+        *(d.id for d in out.documents),
+        *(s.id for s in out.sections),
+        *(t.id for t in out.text_nodes),
+        *(e.id for e in out.entities),
+    ]
     present, wanted = set(ordered), set(relations)
     for start in range(0, len(ordered), EDGE_CHUNK):
         # Relations are filtered here, not in the query: SQLite answers `from_id IN … AND relation IN …`
         # through the relation index (a scan of every edge of those relations, ~40× slower per chunk).
-        for edge in store.edges(from_ids=ordered[start:start + EDGE_CHUNK]):
+        for edge in store.edges(from_ids=ordered[start : start + EDGE_CHUNK]):
             if edge.relation in wanted and edge.to_id in present:
                 out.edges.add(edge.from_id, edge.to_id, edge.relation)

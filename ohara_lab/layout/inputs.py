@@ -128,8 +128,11 @@ class EdgeTable:
 
     def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(from codes, to codes, relation codes): views of the columns, indices into `node_ids`/`relation_names`."""
-        return (np.frombuffer(self._from, dtype=np.int32), np.frombuffer(self._to, dtype=np.int32),
-                np.frombuffer(self._relation, dtype=np.uint8))
+        return (
+            np.frombuffer(self._from, dtype=np.int32),
+            np.frombuffer(self._to, dtype=np.int32),
+            np.frombuffer(self._relation, dtype=np.uint8),
+        )
 
     def copy(self) -> EdgeTable:
         out = EdgeTable()

@@ -335,7 +335,9 @@ def _edges(
         node_row = np.fromiter((row_of.get(n, -1) for n in t.node_ids), dtype=np.int64, count=len(t.node_ids))
         f, to, rel = t.columns()
         unified = np.array([kinds.index(n) for n in t.relation_names], dtype=np.int64)
-        parts.append(np.column_stack([node_row[f], node_row[to], unified[rel]]) if len(t) else np.zeros((0, 3), np.int64))
+        parts.append(
+            np.column_stack([node_row[f], node_row[to], unified[rel]]) if len(t) else np.zeros((0, 3), np.int64)
+        )
     rows = np.concatenate(parts) if parts else np.zeros((0, 3), np.int64)
     allowed = np.array([wanted is None or k in wanted for k in kinds], dtype=bool)
     rows = rows[(rows[:, 0] >= 0) & (rows[:, 1] >= 0) & allowed[rows[:, 2]]] if len(rows) else rows
