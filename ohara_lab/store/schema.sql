@@ -89,6 +89,12 @@ CREATE TABLE IF NOT EXISTS edges (
 CREATE INDEX IF NOT EXISTS edges_to ON edges(to_id, relation);
 CREATE INDEX IF NOT EXISTS edges_rel ON edges(relation);
 CREATE INDEX IF NOT EXISTS edges_doc ON edges(document_id);
+-- The Explorer's walk seeks SIMILAR_TO edges by one end and weight (sqlite_search._similar_edges):
+-- it reads only the edges heavy enough to stay in its band instead of every edge of a node and its JSON.
+CREATE INDEX IF NOT EXISTS edges_similar_from
+    ON edges(from_id, CAST(json_extract(attrs, '$.weight') AS REAL)) WHERE relation = 'SIMILAR_TO';
+CREATE INDEX IF NOT EXISTS edges_similar_to
+    ON edges(to_id, CAST(json_extract(attrs, '$.weight') AS REAL)) WHERE relation = 'SIMILAR_TO';
 
 -- Side tables that make tag overlap and entity pivots plain indexed SQL.
 CREATE TABLE IF NOT EXISTS node_tags (

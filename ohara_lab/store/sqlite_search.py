@@ -37,6 +37,14 @@ def _last_hop_floors(levels: dict[str, _Level], min_path_weight: float) -> dict[
     return {node: min_path_weight / pw * (1 - 1e-9) for node, pw in best.items()}
 
 
+def _tag_gate(attrs: str, tags: Sequence[str]) -> str:
+    """The gate's second way through (a shared tag); nothing when no tags are asked for, so the
+    weight test stands alone and SQLite can seek on it."""
+    if not tags:
+        return ""
+    return f" OR EXISTS (SELECT 1 FROM json_each({attrs}, '$.tags') t WHERE t.value IN ({','.join('?' * len(tags))}))"
+
+
 def _stronger(a: float | None, b: float | None) -> bool:
     """`a` beats `b` as a path weight (None, SQL's NULL, loses to any number)."""
     return a is not None and (b is None or a > b)
@@ -215,21 +223,24 @@ class SqliteSearchMixin:
                        floors: dict[str, float] | None = None
                        ) -> dict[str, list[tuple[str, float | None, str | None, str | None]]]:
         """Gated SIMILAR_TO edges touching `nodes`, as node -> [(other end, weight, verb, summary)];
-        with `floors`, only edges at least as heavy as their node's floor."""
-        if floors is not None:
-            return self._similar_edges_above(floors, min_weight, tags)
-        tag_marks = ",".join("?" * len(tags)) or "NULL"
-        gate = (f"(CAST(json_extract(attrs, '$.weight') AS REAL) > ? OR EXISTS (SELECT 1 FROM"
-                f" json_each(attrs, '$.tags') j WHERE j.value IN ({tag_marks})))")
-        # `+relation` in the outgoing arm: SQLite cannot size a json_each list, so it would pick the
-        # relation index and read every SIMILAR_TO edge of the atlas (7.8 vs 0.8 ms on MuSiQue's 14,763);
-        # the unary plus leaves it the (from_id, to_id, relation) key. The incoming arm's index has both.
-        arm = ("SELECT {src}, {dst}, CAST(json_extract(attrs, '$.weight') AS REAL), json_extract(attrs, '$.verb'),"
-               " json_extract(attrs, '$.summary') FROM edges WHERE {rel} = 'SIMILAR_TO'"
-               " AND {src} IN (SELECT value FROM json_each(?)) AND " + gate)
-        sql = (arm.format(src="from_id", dst="to_id", rel="+relation") + " UNION ALL "
-               + arm.format(src="to_id", dst="from_id", rel="relation"))
-        wanted = json.dumps(list(nodes))
+        with `floors`, only edges at least as heavy as the floor of the node they leave (tags cannot
+        lift a path's weight, so the floor applies to tagged edges too)."""
+        weight = "CAST(json_extract(e.attrs, '$.weight') AS REAL)"
+        gate = f"{weight} > ?" + _tag_gate("e.attrs", tags)
+        if floors is None:
+            pairs: list[tuple[str, float | None]] = [(node, None) for node in dict.fromkeys(nodes)]
+        else:
+            pairs = sorted(floors.items())
+            gate = f"{weight} >= json_extract(f.value, '$[1]') AND ({gate})"
+        # The node list drives the join (CROSS JOIN keeps it outermost), one index seek per node.
+        arm = (f"SELECT e.{{src}}, e.{{dst}}, {weight}, json_extract(e.attrs, '$.verb'),"
+               " json_extract(e.attrs, '$.summary') FROM json_each(?) f CROSS JOIN edges e"
+               " ON e.{src} = json_extract(f.value, '$[0]') AND {rel} = 'SIMILAR_TO'"
+               f" WHERE ({gate})")
+        out_rel, in_rel = self._similar_relation_terms("e.")
+        sql = (arm.format(src="from_id", dst="to_id", rel=out_rel) + " UNION ALL "
+               + arm.format(src="to_id", dst="from_id", rel=in_rel))
+        wanted = json.dumps(pairs)
         out: dict[str, list[tuple[str, float | None, str | None, str | None]]] = {}
         for r in self._q(sql, [wanted, min_weight, *tags, wanted, min_weight, *tags]):
             out.setdefault(r[0], []).append((r[1], r[2], r[3], r[4]))
@@ -237,27 +248,26 @@ class SqliteSearchMixin:
             rows.sort(key=lambda row: (row[0], -(row[1] if row[1] is not None else -math.inf)))
         return out
 
-    def _similar_edges_above(self, floors: dict[str, float], min_weight: float, tags: Sequence[str]
-                             ) -> dict[str, list[tuple[str, float | None, str | None, str | None]]]:
-        """`_similar_edges` keeping only edges with weight >= the floor of the node they leave
-        (tags cannot lift a path's weight, so the floor applies to tagged edges too)."""
-        tag_marks = ",".join("?" * len(tags)) or "NULL"
-        weight = "CAST(json_extract(e.attrs, '$.weight') AS REAL)"
-        gate = (f"({weight} > ? OR EXISTS (SELECT 1 FROM json_each(e.attrs, '$.tags') t"
-                f" WHERE t.value IN ({tag_marks})))")
-        arm = (f"SELECT e.{{src}}, e.{{dst}}, {weight}, json_extract(e.attrs, '$.verb'),"
-               " json_extract(e.attrs, '$.summary') FROM json_each(?) f CROSS JOIN edges e"
-               " ON e.{src} = json_extract(f.value, '$[0]') AND {rel} = 'SIMILAR_TO'"
-               f" WHERE {weight} >= json_extract(f.value, '$[1]') AND " + gate)
-        sql = (arm.format(src="from_id", dst="to_id", rel="+e.relation") + " UNION ALL "
-               + arm.format(src="to_id", dst="from_id", rel="e.relation"))
-        wanted = json.dumps(sorted(floors.items()))
-        out: dict[str, list[tuple[str, float | None, str | None, str | None]]] = {}
-        for r in self._q(sql, [wanted, min_weight, *tags, wanted, min_weight, *tags]):
-            out.setdefault(r[0], []).append((r[1], r[2], r[3], r[4]))
-        for rows in out.values():
-            rows.sort(key=lambda row: (row[0], -(row[1] if row[1] is not None else -math.inf)))
-        return out
+    def _similar_relation_terms(self, alias: str) -> tuple[str, str]:
+        """How the outgoing and incoming arms name `relation`, so SQLite picks the right index.
+
+        With the partial indexes `edges_similar_from`/`_to` (schema.sql) both arms seek by end and
+        weight. An atlas written before them and opened read-only has neither: then `+relation` in the
+        outgoing arm keeps SQLite off the relation index (it cannot size a json_each list and would read
+        every SIMILAR_TO edge of the atlas: 7.8 vs 0.8 ms on MuSiQue's 14,763), leaving it the
+        (from_id, to_id, relation) key; the incoming arm's (to_id, relation) index has both.
+        """
+        if self._has_similar_indexes():
+            return f"{alias}relation", f"{alias}relation"
+        return f"+{alias}relation", f"{alias}relation"
+
+    def _has_similar_indexes(self) -> bool:
+        found = getattr(self, "_similar_indexes", None)
+        if found is None:
+            rows = self._q("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index'"
+                           " AND name IN ('edges_similar_from', 'edges_similar_to')")
+            found = self._similar_indexes = rows[0][0] == 2
+        return found
 
     def document_paragraphs_by_entities(self, document_id: str, slugs: Sequence[str], limit: int) -> list[EntityHit]:
         """A document's paragraphs/tables sharing most of `slugs` (any, in reading order, if `slugs` is empty)."""

@@ -62,3 +62,62 @@ def test_unique_rule_is_in_the_schema(store):
     store.write_document(make_graph("a1", [("Alpha text.", [], [])]))
     with pytest.raises(sqlite3.IntegrityError):
         store.conn.execute("INSERT INTO edges(from_id, to_id, relation) SELECT from_id, to_id, relation FROM edges LIMIT 1")
+
+
+def _dense_similar_graph(store, seed: int = 11):
+    import numpy as np
+
+    from ohara_lab.store.protocol import Edge
+
+    rng = np.random.default_rng(seed)
+    keys = [f"d{i}" for i in range(12)]
+    for key in keys:
+        store.write_document(make_graph(key, [(f"text {key}", [], [])]))
+    edges = [Edge(f"documents/{a}", f"documents/{b}", "SIMILAR_TO",
+                  {"weight": float(rng.choice([0.1, 0.2, 0.25, 0.5, 0.6, 0.9, 1.0])), "verb": f"{a}{b}",
+                   **({"tags": ["Mining"]} if rng.random() < 0.2 else {})})
+             for i, a in enumerate(keys) for b in keys[i + 1:] if rng.random() < 0.5]
+    store.write_document(make_graph("host", [("linker host", [], [])]), linker=lambda g, ctx: edges)
+    return rng, keys
+
+
+def test_the_explorer_walk_seeks_similar_edges_by_weight(store):
+    """With the partial indexes the walk's edge reads are index seeks on (end, weight); the plan is
+    read off SQLite itself, so a query shape that stops matching the index turns this red."""
+    _dense_similar_graph(store)
+    assert store._has_similar_indexes()
+    plans: list[str] = []
+    store.conn.set_trace_callback(None)
+    original = store._q
+
+    def traced(sql, params=()):
+        if "SIMILAR_TO" in sql and "json_each(?)" in sql:
+            plans.extend(r[-1] for r in store.conn.execute("EXPLAIN QUERY PLAN " + sql, list(params)))
+        return original(sql, params)
+
+    store._q = traced
+    store.similar_documents(["documents/d0", "documents/d1"], 2, min_weight=0.15, min_path_weight=0.3)
+    searches = [p for p in plans if p.startswith(("SEARCH e", "SEARCH edges"))]
+    assert searches and all("edges_similar_" in p for p in searches), plans
+    assert any("<expr>>" in p for p in searches), plans  # the weight is part of the seek
+
+
+def test_the_explorer_walk_answers_alike_without_the_weight_indexes(store_factory):
+    """An atlas written before the indexes (opened read-only, nothing can add them) takes the
+    older plan: same documents, hops and path weights, with and without tags and floors."""
+    with_indexes = store_factory()
+    rng, keys = _dense_similar_graph(with_indexes)
+    without = store_factory()
+    _dense_similar_graph(without)
+    without.conn.executescript("DROP INDEX edges_similar_from; DROP INDEX edges_similar_to;")
+    without._similar_indexes = None
+    assert with_indexes._has_similar_indexes() and not without._has_similar_indexes()
+    for trial in range(10):
+        seeds = [f"documents/{k}" for k in rng.choice(keys, size=1 + trial % 3, replace=False)]
+        for depth in (1, 2, 3):
+            for tags in ([], ["Mining"]):
+                for floor in (0.0, 0.15, 0.3):
+                    args = {"min_weight": 0.15, "tags": tags, "min_path_weight": floor}
+                    a = with_indexes.similar_documents(seeds, depth, **args)
+                    b = without.similar_documents(seeds, depth, **args)
+                    assert sorted(a, key=repr) == sorted(b, key=repr), (seeds, depth, tags, floor)
