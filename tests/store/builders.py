@@ -69,3 +69,20 @@ def atlas_state(store, name_keys: set | None = None) -> dict:
         "names": store.entities_by_names(keys) if keys else {},
         "edges": sorted((e.from_id, e.to_id, e.relation, json.dumps(e.attrs, sort_keys=True)) for e in store.edges()),
     }
+
+
+def dense_similar_graph(store, seed: int, n: int):
+    """`n` one-paragraph documents with random SIMILAR_TO edges between about half of their pairs
+    (weights from a few levels, a fifth tagged "Mining"); returns (the seeded rng, the document keys)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    keys = [f"d{i}" for i in range(n)]
+    for key in keys:
+        store.write_document(make_graph(key, [(f"text {key}", [], [])]))
+    edges = [Edge(f"documents/{a}", f"documents/{b}", "SIMILAR_TO",
+                  {"weight": float(rng.choice([0.1, 0.2, 0.25, 0.5, 0.6, 0.9, 1.0])), "verb": f"{a}{b}",
+                   **({"tags": ["Mining"]} if rng.random() < 0.2 else {})})
+             for i, a in enumerate(keys) for b in keys[i + 1:] if rng.random() < 0.5]
+    store.write_document(make_graph("host", [("linker host", [], [])]), linker=lambda g, ctx: edges)
+    return rng, keys

@@ -11,7 +11,7 @@ import pytest
 from ohara_lab.records import CrawlPage, Edge
 from ohara_lab.store.protocol import GraphStore
 
-from .builders import make_graph
+from .builders import dense_similar_graph, make_graph
 
 
 def jaccard_linker(threshold: float = 0.1):
@@ -272,15 +272,7 @@ def test_similar_documents_keeps_the_shortest_then_strongest_path(store):
 def test_similar_documents_min_path_weight_only_leaves_out_weak_paths(store):
     """The floor is a filter on the answer (the SQLite store also prunes its last hop with it):
     on a random dense graph, every seed set, depth and floor gives the unfloored rows at or above it."""
-    rng = np.random.default_rng(7)
-    keys = [f"d{i}" for i in range(10)]
-    for key in keys:
-        store.write_document(make_graph(key, [(f"text {key}", [], [])]))
-    edges = [Edge(f"documents/{a}", f"documents/{b}", "SIMILAR_TO",
-                  {"weight": float(rng.choice([0.1, 0.2, 0.25, 0.5, 0.6, 0.9, 1.0])), "verb": f"{a}{b}",
-                   **({"tags": ["Mining"]} if rng.random() < 0.2 else {})})
-             for i, a in enumerate(keys) for b in keys[i + 1:] if rng.random() < 0.5]
-    store.write_document(make_graph("host", [("linker host", [], [])]), linker=lambda g, ctx: edges)
+    rng, keys = dense_similar_graph(store, seed=7, n=10)
     pruned_any = False
     for trial in range(12):
         seeds = [f"documents/{k}" for k in rng.choice(keys, size=1 + trial % 3, replace=False)]

@@ -7,7 +7,7 @@ import pytest
 
 from ohara_lab.store.sqlite import SqliteStore
 
-from .builders import make_graph
+from .builders import dense_similar_graph, make_graph
 from .contract import *  # noqa: F401,F403 - the contract suite
 
 
@@ -64,27 +64,10 @@ def test_unique_rule_is_in_the_schema(store):
         store.conn.execute("INSERT INTO edges(from_id, to_id, relation) SELECT from_id, to_id, relation FROM edges LIMIT 1")
 
 
-def _dense_similar_graph(store, seed: int = 11):
-    import numpy as np
-
-    from ohara_lab.store.protocol import Edge
-
-    rng = np.random.default_rng(seed)
-    keys = [f"d{i}" for i in range(12)]
-    for key in keys:
-        store.write_document(make_graph(key, [(f"text {key}", [], [])]))
-    edges = [Edge(f"documents/{a}", f"documents/{b}", "SIMILAR_TO",
-                  {"weight": float(rng.choice([0.1, 0.2, 0.25, 0.5, 0.6, 0.9, 1.0])), "verb": f"{a}{b}",
-                   **({"tags": ["Mining"]} if rng.random() < 0.2 else {})})
-             for i, a in enumerate(keys) for b in keys[i + 1:] if rng.random() < 0.5]
-    store.write_document(make_graph("host", [("linker host", [], [])]), linker=lambda g, ctx: edges)
-    return rng, keys
-
-
 def test_the_explorer_walk_seeks_similar_edges_by_weight(store):
     """With the partial indexes the walk's edge reads are index seeks on (end, weight); the plan is
     read off SQLite itself, so a query shape that stops matching the index turns this red."""
-    _dense_similar_graph(store)
+    dense_similar_graph(store, seed=11, n=12)
     assert store._has_similar_indexes()
     plans: list[str] = []
     store.conn.set_trace_callback(None)
@@ -106,9 +89,9 @@ def test_the_explorer_walk_answers_alike_without_the_weight_indexes(store_factor
     """An atlas written before the indexes (opened read-only, nothing can add them) takes the
     older plan: same documents, hops and path weights, with and without tags and floors."""
     with_indexes = store_factory()
-    rng, keys = _dense_similar_graph(with_indexes)
+    rng, keys = dense_similar_graph(with_indexes, seed=11, n=12)
     without = store_factory()
-    _dense_similar_graph(without)
+    dense_similar_graph(without, seed=11, n=12)
     without.conn.executescript("DROP INDEX edges_similar_from; DROP INDEX edges_similar_to;")
     without._similar_indexes = None
     assert with_indexes._has_similar_indexes() and not without._has_similar_indexes()
