@@ -237,7 +237,7 @@ class SqliteSearchMixin:
                " json_extract(e.attrs, '$.summary') FROM json_each(?) f CROSS JOIN edges e"
                " ON e.{src} = json_extract(f.value, '$[0]') AND {rel} = 'SIMILAR_TO'"
                f" WHERE ({gate})")
-        out_rel, in_rel = self._similar_relation_terms("e.")
+        out_rel, in_rel = self._similar_relation_terms()
         sql = (arm.format(src="from_id", dst="to_id", rel=out_rel) + " UNION ALL "
                + arm.format(src="to_id", dst="from_id", rel=in_rel))
         wanted = json.dumps(pairs)
@@ -248,7 +248,7 @@ class SqliteSearchMixin:
             rows.sort(key=lambda row: (row[0], -(row[1] if row[1] is not None else -math.inf)))
         return out
 
-    def _similar_relation_terms(self, alias: str) -> tuple[str, str]:
+    def _similar_relation_terms(self) -> tuple[str, str]:
         """How the outgoing and incoming arms name `relation`, so SQLite picks the right index.
 
         With the partial indexes `edges_similar_from`/`_to` (schema.sql) both arms seek by end and
@@ -258,8 +258,8 @@ class SqliteSearchMixin:
         (from_id, to_id, relation) key; the incoming arm's (to_id, relation) index has both.
         """
         if self._has_similar_indexes():
-            return f"{alias}relation", f"{alias}relation"
-        return f"+{alias}relation", f"{alias}relation"
+            return "e.relation", "e.relation"
+        return "+e.relation", "e.relation"
 
     def _has_similar_indexes(self) -> bool:
         found = getattr(self, "_similar_indexes", None)

@@ -70,7 +70,6 @@ def test_the_explorer_walk_seeks_similar_edges_by_weight(store):
     dense_similar_graph(store, seed=11, n=12)
     assert store._has_similar_indexes()
     plans: list[str] = []
-    store.conn.set_trace_callback(None)
     original = store._q
 
     def traced(sql, params=()):
