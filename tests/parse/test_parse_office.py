@@ -1,7 +1,6 @@
 """DOCX and EPUB parsing: headings, tables with their header row, lists, metadata."""
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -61,9 +60,7 @@ def test_epub_tables_lists_and_metadata(parsed):
     reason=f"real sample EPUB not available ({SAMPLES} is absent)",
 )
 def test_real_epub_mastering_bitcoin():
-    started = time.perf_counter()
     doc = parse_file(SAMPLES / "mastering-bitcoin-3rd.epub")
-    elapsed = time.perf_counter() - started
     chapters = [text for level, text in headings(doc.markdown) if text.startswith("Chapter ")]
     assert chapters[:3] == ["Chapter 1. Introduction", "Chapter 2. How Bitcoin Works",
                             "Chapter 3. Bitcoin Core: The Reference Implementation"]
@@ -71,5 +68,4 @@ def test_real_epub_mastering_bitcoin():
     paragraphs = [b for b in doc.markdown.split("\n\n") if len(b) > 200 and b[0].isalpha()]
     assert len(paragraphs) > 1000
     assert doc.title.startswith("Mastering Bitcoin")
-    assert doc.metadata["language"] == "en"
-    assert elapsed < 10, f"{elapsed:.1f} s"
+    assert doc.metadata["language"] == "en"  # its parse time is benchmarks/bench_ingest.py's, not a test's
