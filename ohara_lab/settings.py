@@ -2,8 +2,8 @@
 
 Built from the `OHARA_*` environment variables named in the original system's
 specification, then overridden per call: ``settings.override(bm25_weight=0.6)``.
-Every field carries a one-line help text, which the CLI (`ohara settings`) and the
-README reference print.
+Every field carries a one-line help text, which the CLI (`ohara settings`) prints and
+docs/settings.md is generated from (`cog -r docs/settings.md`; tests/test_docs.py fails when stale).
 
 A `.env` file is read only when named - `OHARA_ENV_FILE`, `ohara --env-file PATH`
 or `Settings.from_env(env_file=...)` - never because it happens to sit in the

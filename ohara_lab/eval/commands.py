@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from ..cli_edge import fail_cleanly
+from .configs import CONFIGS  # light (no numpy): the help lists the registry's names, so it cannot drift
 
 
 @click.command()
@@ -22,8 +23,7 @@ from ..cli_edge import fail_cleanly
                                                "holding corpus.jsonl + queries.jsonl")
 @click.option("--data-dir", type=click.Path(path_type=Path), help="folder with the dataset's files "
               "(default: $OHARA_EVAL_DATA, else ../shared/datasets)")
-@click.option("--configs", help="comma-separated config names (default: all): bm25_only, vector_only, rrf, full, "
-                                "no_sumo, no_crossdoc, no_temporal, no_toc, no_corroboration, no_many_angle, tuned")
+@click.option("--configs", help="comma-separated config names (default: all): " + ", ".join(CONFIGS))
 @click.option("--limit", type=click.IntRange(min=1), help="run only the first N queries (the corpus stays whole)")
 @click.option("--distractors", type=click.IntRange(min=0),
               help="cut the corpus to the gold documents of the queries plus N random others (quick runs)")

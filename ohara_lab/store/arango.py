@@ -229,8 +229,8 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
         """Top-k (node id, cosine) by exact search over the cached matrix.
 
         No HNSW graph here: it would live in this client's memory, not with the data; at
-        the scale where exact search hurts, ArangoDB's own vector index is the path (README
-        "Scaling out").
+        the scale where exact search hurts, ArangoDB's own vector index is the path
+        (docs/stores.md, "Vectors").
         """
         ids, matrix = self.vector_matrix(model)
         return knn(ids, matrix, query, k)
