@@ -106,6 +106,7 @@ class Atlas:
                         on_outcome(outcome)
         self._after_ingest()
         self._relink_synonyms(report)
+        self._auto_calibrate(report)
         return self._with_llm_notes(report)
 
     def ingest_text(self, text: str, *, title: str, source_id: str, metadata: dict[str, Any] | None = None,
@@ -124,7 +125,26 @@ class Atlas:
         report = self.ingestor.ingest_texts(items, force=force, progress=progress, batch_size=batch_size)
         self._after_ingest()
         self._relink_synonyms(report)
+        self._auto_calibrate(report)
         return self._with_llm_notes(report)
+
+    def self_calibrate(self) -> Any:
+        """Calibrate abstention on the atlas itself, without labels: ask its probe questions and their
+        unanswerable twins, store the profile, report the threshold it gives (`ohara calibrate --auto`)."""
+        from .retrieval.answerability.self_calibrate import self_calibrate  # noqa: PLC0415
+
+        found = self_calibrate(self.engine, self.store, self.settings)
+        self._after_write()
+        return found
+
+    def _auto_calibrate(self, report: IngestReport) -> None:
+        """After a batch ingest that changed an atlas of at least `auto_calibrate_min_paragraphs`."""
+        s = self.settings
+        changed = any(o.status in ("ingested", "completed", "replaced") for o in report.outcomes)
+        if not (changed and s.auto_calibrate and s.abstain == "model" and s.abstain_probes > 0):
+            return
+        if int(self.store.stats().get("paragraphs", 0) or 0) >= s.auto_calibrate_min_paragraphs:
+            report.calibration = self.self_calibrate()
 
     def _relink_synonyms(self, report: IngestReport) -> None:
         """New entities get their SYNONYM_OF edges after a batch ingest that embeds (one pass over every name)."""

@@ -76,11 +76,14 @@ def ingest(paths: tuple[str, ...], atlas: str | None, force: bool, crawl_domain:
             report = bundles if report is None else type(bundles)(report.outcomes + bundles.outcomes)
         if as_json:
             _print_json({"outcomes": [o.to_dict() for o in report.outcomes], "counts": report.counts(),
-                         "notes": report.notes, "llm_budget": report.llm_budget})
+                         "notes": report.notes, "llm_budget": report.llm_budget,
+                         "calibration": report.calibration.to_dict() if report.calibration else None})
         else:
             click.echo(", ".join(f"{n} {k}" for k, n in sorted(report.counts().items())) or "nothing to ingest")
             for note in report.notes:
                 click.echo(note, err=True)
+            if report.calibration:
+                click.echo(report.calibration.summary(), err=True)
     sys.exit(0 if report.ok else 1)
 
 

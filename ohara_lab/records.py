@@ -313,6 +313,7 @@ class IngestReport(Record):
     outcomes: list[FileOutcome] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the run left undone and why (budget, skipped steps)
     llm_budget: dict[str, Any] | None = None  # OHARA_LLM_BUDGET_USD: budget, spent, refused calls, reached
+    calibration: Any = None  # the self-calibration the ingest ended with (`Atlas.self_calibrate`), if it ran
 
     @property
     def failed(self) -> list[FileOutcome]:

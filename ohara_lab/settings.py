@@ -185,6 +185,11 @@ class Settings:
                                 "(the spec's corroboration rule alone) | features (report features, abstain by rule)")
     abstain_keep: float = _opt(0.92, "share of answerable queries that keep their Principal tier (the conformal "
                                      "threshold of the answerability model)")
+    abstain_probes: int = _opt(100, "probe questions an atlas asks of itself (and their unanswerable twins) to "
+                                    "read the answerability features on its own scale; 0 reads them raw")
+    auto_calibrate: bool = _opt(True, "after a batch ingest of at least auto_calibrate_min_paragraphs, store the "
+                                      "atlas's probe profile and threshold (`ohara calibrate --auto`)")
+    auto_calibrate_min_paragraphs: int = _opt(200, "paragraphs a batch ingest needs before it self-calibrates")
     explorer_stop_weight: float = _opt(0.15, "scent below which the Explorer stops")
 
     # --- serving (`ohara serve`, `ohara mcp`) -------------------------------

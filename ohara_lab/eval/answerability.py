@@ -9,13 +9,19 @@
   the share kept (coverage) against the Principal-miss rate among the kept (risk).
 
 Rows come from `score_queries`: one per query with its score, its kind and whether its
-Principal tier (before abstaining) holds a gold item.
+Principal tier (before abstaining) holds a gold item, and the atlas's twin scores (`profile.py`), so
+each row's threshold is its own atlas's: τ_atlas(keep) = Q_twins(u*(keep)) (`model.py`). A query the
+vacuity check stops (`vacuous.py`) abstains whatever its score.
+
+`transfer_table` is the cross-corpus protocol (refs/abstention.md): one model, every corpus its
+training never read, each with its own held-out nulls, per corpus the abstention on nulls against the
+Principal-hit it costs.
 """
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
@@ -35,29 +41,48 @@ class Scored:
     query_id: str
     kind: str  # answerable | heldout | foreign
     score: float
-    features: dict[str, float]
+    features: dict[str, float | None]
     principal_hit: bool  # before abstaining (answerable queries; False for nulls)
     reason: str | None = None
+    twins: list[float] | None = field(default=None, repr=False)  # its atlas's sorted twin scores (None: raw τ)
+    vacuous: bool = False  # stopped by the vacuity check: abstains at every threshold
+
+    def abstains(self, model: AnswerabilityModel, keep: float) -> bool:
+        return self.vacuous or self.score < model.threshold(keep, self.twins)
 
 
 def score_queries(built: BuiltAtlas, dataset: Dataset, query_ids: Sequence[str], overrides: dict[str, Any],
                   model: AnswerabilityModel, keep: float = 0.92, progress: bool = False) -> list[Scored]:
-    """Each query once with abstention reported but not applied (`abstain=features`), scored by `model`.
+    """Each query once with abstention reported but not applied (`abstain=features`), scored by `model` on the
+    atlas's own scale (its probe profile: relative features, twin scores).
 
     Held-out nulls of further hold-outs are scored only as nulls (their answerable twins are the test
     split's answerable queries, scored once on the main atlas)."""
     from tqdm.auto import tqdm  # noqa: PLC0415
 
+    from ..retrieval.answerability import vacuous  # noqa: PLC0415
+    from ..retrieval.answerability.profile import MIN_TWINS  # noqa: PLC0415
+    from .calibrate import query_profile  # noqa: PLC0415
+
+    profile = query_profile(built.atlas, overrides, lexical=model.lexical and bool(built.atlas.store.vector_models()))
+    twins = profile.twin_scores(model.score, model.key) if profile and profile.n_twins >= MIN_TWINS else None
     out = []
-    threshold = model.threshold(keep)
     for q in tqdm(dataset.select(query_ids), desc="answerability", unit="q", disable=not progress, leave=False):
-        result = built.atlas.query(q.text, **{**dated(q, overrides), "abstain": "features", "result_limit": 20})
-        values = result.answerability.features
+        extra = {"embedder": "none"} if model.lexical and built.atlas.store.vector_models() else {}
+        result = built.atlas.query(q.text, **{**dated(q, overrides), **extra, "abstain": "features",
+                                             "result_limit": 20})
+        values = dict(result.answerability.features)
+        if profile is not None:
+            values.update(profile.relative_values(values))
         matcher = matcher_for(q, dataset.matcher)
         hit = any(matcher(i) is not None for i in to_ranked(result, built, result.tiers.principal))
         score = model.score(values)
-        out.append(Scored(q.id, null_kind(q) or "answerable", score, values, hit and not q.is_null,
-                          None if score >= threshold else "below threshold"))
+        dense = values.get("dense_top1_rel")
+        empty = vacuous.check(q.text, built.atlas.store, dense).reason
+        row = Scored(q.id, null_kind(q) or "answerable", score, values, hit and not q.is_null, None, twins,
+                     empty is not None)
+        row.reason = empty or ("below threshold" if row.abstains(model, keep) else None)
+        out.append(row)
     return out
 
 
@@ -93,7 +118,8 @@ def auroc_ci(rows: Sequence[Scored], kind: str, resamples: int = 2000, seed: int
 
 def operating_points(rows: Sequence[Scored], model: AnswerabilityModel, keeps: Sequence[float] = KEEPS
                      ) -> list[dict[str, Any]]:
-    """Per keep: threshold, abstention per null kind, Principal-hit with and without abstaining."""
+    """Per keep: the calibration-scale threshold (each row is decided on its own atlas's scale), abstention per
+    null kind, Principal-hit with and without abstaining."""
     answerable = [r for r in rows if r.kind == "answerable"]
     base_hit = float(np.mean([r.principal_hit for r in answerable])) if answerable else None
     out = []
@@ -102,10 +128,11 @@ def operating_points(rows: Sequence[Scored], model: AnswerabilityModel, keeps: S
         row: dict[str, Any] = {"keep": keep, "threshold": None if t == -np.inf else round(t, 4)}
         for kind in sorted({r.kind for r in rows} - {"answerable"}):
             nulls = [r for r in rows if r.kind == kind]
-            row[f"abstention_{kind}"] = float(np.mean([r.score < t for r in nulls]))
+            row[f"abstention_{kind}"] = float(np.mean([r.abstains(model, keep) for r in nulls]))
             row[f"n_{kind}"] = len(nulls)
-        kept = [r.principal_hit and r.score >= t for r in answerable]
-        row.update({"answerable_kept": float(np.mean([r.score >= t for r in answerable])) if answerable else None,
+        kept = [r.principal_hit and not r.abstains(model, keep) for r in answerable]
+        row.update({"answerable_kept": float(np.mean([not r.abstains(model, keep) for r in answerable]))
+                    if answerable else None,
                     "principal_hit": float(np.mean(kept)) if answerable else None,
                     "principal_hit_without_abstention": base_hit, "n_answerable": len(answerable)})
         out.append(row)
@@ -184,7 +211,8 @@ def extra_holdout_rows(test_ids: Sequence[str], model: AnswerabilityModel, *, da
 def as_rows(rows: Sequence[Scored]) -> list[dict[str, Any]]:
     """Scored queries as flat table rows (features prefixed `f_`), for CSV and DataFrames."""
     return [{"query_id": r.query_id, "kind": r.kind, "score": round(r.score, 6), "principal_hit": r.principal_hit,
-             "below_threshold": r.reason is not None, **{f"f_{k}": round(v, 6) for k, v in r.features.items()}}
+             "below_threshold": r.reason is not None,
+             **{f"f_{k}": None if v is None else round(v, 6) for k, v in r.features.items()}}
             for r in rows]
 
 
@@ -201,3 +229,70 @@ def test_set(seed: int = 42, data_dir: str | None = None, progress: bool = False
     with build_atlas(ds, cache_dir, embedder="minilm", progress=progress) as built:
         rows = split_rows(built, ds, model, seed=seed, data_dir=data_dir, progress=progress)
     return rows + extra_holdout_rows(test, model, data_dir=data_dir, cache_dir=cache_dir, progress=progress), model
+
+
+# ---------------------------------------------------------------------- across corpora
+
+TRANSFER_FRACTION = 0.3  # nulls held out of a generic corpus (two draws, seeds 42 and 1)
+TRANSFER_SEEDS = (42, 1)
+
+
+def corpus_rows(corpus: str, model: AnswerabilityModel | None = None, *, data_dir: str | None = None,
+                cache_dir: str | None = None, embedder: str = "minilm", distractors: int | None = None,
+                seed: int = 42, profile: str = "default", progress: bool = False) -> list[Scored]:
+    """Every scored query of one corpus under one model (the engine's own choice when None):
+    `musique` — its test split as `test_set` reads it; `qasper-leval` — its answerable questions on
+    their papers, then the same questions with their gold paragraphs removed (`without_gold_paragraphs`);
+    a generic folder — all its queries on a hold-out of 30% (seed 42), and the nulls of a second (seed 1)."""
+    from .calibrate import tuning_split  # noqa: PLC0415
+    from .holdout import make_unanswerable, without_gold_paragraphs  # noqa: PLC0415
+    from .runner import prepare_dataset  # noqa: PLC0415
+    from .subset import subset  # noqa: PLC0415
+
+    over = {"profile": profile}
+    if corpus == "musique":
+        ds, _, test = tuning_split(seed, data_dir)
+        with build_atlas(ds, cache_dir, embedder=embedder, progress=progress) as built:
+            chosen = model or model_for(built)
+            rows = split_rows(built, ds, chosen, seed=seed, data_dir=data_dir, profile=profile, progress=progress)
+        return rows + extra_holdout_rows(test, chosen, data_dir=data_dir, cache_dir=cache_dir, embedder=embedder,
+                                         profile=profile, progress=progress)
+    base = prepare_dataset(corpus, data_dir)
+    if distractors is not None:
+        base = subset(base, distractors=distractors, seed=seed)
+    if corpus == "qasper-leval":
+        pairs = [(base, [q.id for q in base.queries]), (nulls := without_gold_paragraphs(base),
+                                                        [q.id for q in nulls.queries])]
+    else:
+        held = [make_unanswerable(base, TRANSFER_FRACTION, s) for s in TRANSFER_SEEDS]
+        pairs = [(held[0], [q.id for q in held[0].queries])] + \
+            [(h, [q.id for q in h.queries if q.is_null]) for h in held[1:]]
+    rows: list[Scored] = []
+    for ds, ids in pairs:
+        with build_atlas(ds, cache_dir, embedder=embedder, progress=progress) as built:
+            model = model or model_for(built)
+            rows += score_queries(built, ds, ids, over, model, progress=progress)
+    return rows
+
+
+def transfer_table(rows_by_corpus: dict[str, list[Scored]], model: AnswerabilityModel, keep: float = 0.92
+                   ) -> list[dict[str, Any]]:
+    """Per corpus: AUROC per null kind, abstention on its nulls, answerable queries kept and the Principal-hit
+    with and without abstaining (each query decided on its own atlas's scale)."""
+    out = []
+    for corpus, rows in rows_by_corpus.items():
+        ans = [r for r in rows if r.kind == "answerable"]
+        row: dict[str, Any] = {"corpus": corpus, "n_answerable": len(ans)}
+        for kind in sorted({r.kind for r in rows} - {"answerable"}):
+            nulls = [r for r in rows if r.kind == kind]
+            row[f"n_{kind}"] = len(nulls)
+            row[f"abstention_{kind}"] = round(float(np.mean([r.abstains(model, keep) for r in nulls])), 4)
+            row[f"auroc_{kind}"] = None if not ans else round(cast(float, auroc(rows, kind)), 4)
+        if ans:
+            hit = float(np.mean([r.principal_hit for r in ans]))
+            kept_hit = float(np.mean([r.principal_hit and not r.abstains(model, keep) for r in ans]))
+            row.update({"answerable_kept": round(float(np.mean([not r.abstains(model, keep) for r in ans])), 4),
+                        "principal_hit": round(kept_hit, 4), "principal_hit_without_abstention": round(hit, 4),
+                        "delta_points": round(100 * (kept_hit - hit), 1)})
+        out.append(row)
+    return out

@@ -113,21 +113,24 @@ def reproduce_command(data_dir: Path | None, out: Path, quick: bool, only: str |
 
 
 @click.command()
-@click.option("--dataset", required=True, help="musique | a generic folder | ... : labelled answerable and "
-                                               "unanswerable queries")
+@click.option("--dataset", help="musique | a generic folder | ... : labelled answerable and unanswerable queries")
+@click.option("--auto", is_flag=True, help="no labels: the atlas asks its own probe questions and their "
+                                           "unanswerable twins and stores the profile that sets its threshold")
 @click.option("--atlas", help="the atlas to calibrate and store the model in (default: the dataset's evaluation "
-                              "atlas, built or reused); it must not hold the held-out queries' documents")
+                              "atlas, built or reused; with --auto, $OHARA_ATLAS); it must not hold the held-out "
+                              "queries' documents")
 @click.option("--data-dir", type=click.Path(path_type=Path), help="folder with the dataset's files")
 @click.option("--nulls", type=click.Choice(["heldout", "foreign", "both"]), default="both", show_default=True,
               help="unanswerable queries to learn from (see `ohara eval --nulls`)")
 @click.option("--unanswerable", type=click.FloatRange(0.0, 1.0), help="held-out fraction (default 0.25)")
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--allow-small", is_flag=True, help="fit with fewer than 20 queries of a class (a warning, not an error)")
-@click.option("--json", "as_json", is_flag=True, help="print the fitted model as JSON")
+@click.option("--json", "as_json", is_flag=True, help="print the fitted model (with --auto: the calibration) as JSON")
 @fail_cleanly
-def calibrate_command(dataset: str, atlas: str | None, data_dir: Path | None, nulls: str,
+def calibrate_command(dataset: str | None, auto: bool, atlas: str | None, data_dir: Path | None, nulls: str,
                       unanswerable: float | None, seed: int, allow_small: bool, as_json: bool) -> None:
-    """Fit the answerability model on labelled queries and store it (as JSON) in the atlas."""
+    """Fit the answerability model on labelled queries and store it (as JSON) in the atlas; or, with --auto,
+    calibrate the atlas on its own probe questions."""
     from contextlib import ExitStack  # noqa: PLC0415
 
     from ..atlas import Atlas  # noqa: PLC0415
@@ -135,6 +138,15 @@ def calibrate_command(dataset: str, atlas: str | None, data_dir: Path | None, nu
     from .calibrate import collect, fit, save_to_atlas  # noqa: PLC0415
     from .runner import prepare_dataset  # noqa: PLC0415
 
+    if auto:
+        if dataset:
+            raise click.UsageError("--auto needs no --dataset: it makes its own probe questions")
+        with Atlas.open(atlas) as a:
+            found = a.self_calibrate()
+        click.echo(json.dumps(found.to_dict(), indent=2) if as_json else found.summary())
+        return
+    if not dataset:
+        raise click.UsageError("give --dataset (labelled queries) or --auto (the atlas's own probes)")
     ds = prepare_dataset(dataset, data_dir, unanswerable=unanswerable if unanswerable is not None else
                          (0.25 if nulls != "foreign" else None), seed=seed, nulls=nulls)
     with ExitStack() as stack:
@@ -142,8 +154,8 @@ def calibrate_command(dataset: str, atlas: str | None, data_dir: Path | None, nu
             stack.enter_context(build_atlas(ds, progress=not as_json)).atlas
         models = []
         for lexical in ([False, True] if target.store.vector_models() else [True]):
-            rows = collect(target, ds.queries, progress=not as_json, lexical=lexical)
-            models.append(fit(rows, seed=seed, allow_small=allow_small, lexical=lexical,
+            rows, profile = collect(target, ds.queries, progress=not as_json, lexical=lexical, label="atlas")
+            models.append(fit(rows, seed=seed, allow_small=allow_small, lexical=lexical, profiles={"atlas": profile},
                               provenance={"name": f"calibrated on {ds.name}",
                                           "trained_on": f"{ds.name} ({nulls} nulls)"}))
             save_to_atlas(target, models[-1])

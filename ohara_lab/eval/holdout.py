@@ -63,6 +63,36 @@ def make_unanswerable(dataset: Dataset, fraction: float, seed: int) -> Dataset:
     )
 
 
+def without_gold_paragraphs(dataset: Dataset) -> Dataset:
+    """Every query unanswerable: the gold evidence paragraphs of all of them removed from their documents.
+
+    The held-out construction for a corpus of long documents (QASPER): a question's support is a few
+    paragraphs of one paper, so removing the paper would remove its topic too; removing only the
+    paragraphs the paragraph matcher would credit (`ParagraphMatcher`: a paragraph whose text holds a gold
+    snippet's first 200 characters, or whose own start is inside one) leaves the paper, its sections
+    and its other paragraphs, as MuSiQue leaves the bridge entities."""
+    from .matchers import MATCH_PREFIX_CHARS, ParagraphMatcher, normalize_text  # noqa: PLC0415
+
+    snippets = [e for q in dataset.queries for e in ParagraphMatcher(q.gold_evidence).snippets]
+    documents, removed = [], 0
+    for doc in dataset.documents:
+        kept = []
+        for block in doc.text.split("\n\n"):
+            text = normalize_text(block)
+            head = text[:MATCH_PREFIX_CHARS]
+            if text and any(e[:MATCH_PREFIX_CHARS] in text or (len(head) > 40 and head in e) for e in snippets):
+                removed += 1
+            else:
+                kept.append(block)
+        documents.append(replace(doc, text="\n\n".join(kept)))
+    queries = [replace(q, type=HELD_OUT_TYPE, unanswerable=True, gold_doc_ids=[], gold_evidence=[],
+                       meta={**q.meta, "held_out": True, "original_type": q.type})
+               for q in dataset.queries if not q.unanswerable]
+    return Dataset(name=f"{dataset.name}+nulls", documents=documents, queries=queries, matcher=dataset.matcher,
+                   notes=[*dataset.notes, f"without_gold_paragraphs: {removed} gold paragraphs removed; "
+                                          f"all {len(queries)} answerable queries are nulls"])
+
+
 def settle_holdout(
     drawn: set[str], gold: Mapping[str, set[str]], answerable: Sequence[str]
 ) -> tuple[set[str], list[str]]:

@@ -47,6 +47,8 @@ from ..settings import Settings
 from ..store.protocol import GraphStore
 from ..timing import Timer
 from .answerability import AnswerabilityModel, assess, load_model, meta_key, reads_lexical
+from .answerability.probes import make_probes
+from .answerability.profile import PROFILE_META_KEY, AtlasProfile, build_profile, config_key, stored_profile
 from .extensions import Extensions
 from .fingerprint import offline_fingerprint
 from .fusion import fuse, normalisation, phase_weights
@@ -96,6 +98,7 @@ class Engine:
         self._query_vectors: dict[tuple[str, str], Any] = {}  # (model, text) -> vector; CoR, modes and sweeps repeat queries
         self.atlas_cache: dict[str, Any] = {}  # what phases derive from the atlas itself; dropped by `invalidate`
         self._cache_lock = threading.Lock()
+        self._profile_lock = threading.Lock()  # one thread asks the probes; the others wait for its profile
         self.analytics = Analytics(store)  # stored graph analytics; it reloads itself after each `analyze`
 
     def invalidate(self) -> None:
@@ -130,6 +133,36 @@ class Engine:
             self.atlas_cache[key] = cached
         return cached[1]
 
+    def answerability_profile(self, settings: Settings, lexical: bool) -> AtlasProfile | None:
+        """The atlas's probe profile for this configuration (`answerability/profile.py`): kept in memory per
+        graph version, read from the atlas when `ohara calibrate --auto` stored it, else asked now."""
+        if settings.abstain_probes <= 0:
+            return None
+        version = self.store.graph_version()
+        key = config_key(settings.to_dict(), lexical)
+        with self._profile_lock:
+            cached = self.atlas_cache.get(("profile", key))
+            if cached is not None and cached.graph_version == version:
+                return cached
+            profile = stored_profile(self.store.get_meta(PROFILE_META_KEY), version, key)
+            if profile is None:
+                profile = self.probe_profile(settings, key)
+            self.atlas_cache[("profile", key)] = profile
+            return profile
+
+    def probe_profile(self, settings: Settings, key: str) -> AtlasProfile:
+        """Ask the atlas's probes and their unanswerable twins under `settings` (features only, no decision)."""
+        quiet = settings.override(abstain="features")
+        version = self.store.graph_version()
+
+        def run(question: str, left_out: frozenset[str]) -> dict[str, float | None]:
+            state = self.start(question, None, quiet, left_out)
+            self.retrieve(state)
+            found = self.finish(state).answerability
+            return dict(found.features) if found is not None else {}
+
+        return build_profile(make_probes(self.store, settings.abstain_probes), run, version, key)
+
     def passage_graph(self) -> PassageGraph:
         """The graph walk's matrix, rebuilt when the atlas's graph version moves (any writer, any process)."""
         version = self.store.graph_version()
@@ -160,22 +193,26 @@ class Engine:
 
     # ------------------------------------------------------------------ query
     def query(self, text: str, *, session_history: list[dict[str, str]] | None = None,
-              **overrides: Any) -> RetrievalResult:
-        """Run every step for `text`; `session_history` = earlier turns `[{role, content}]` (conversational)."""
-        state = self.start(text, session_history, self.settings.override(**overrides))
+              exclude_documents: Collection[str] = (), **overrides: Any) -> RetrievalResult:
+        """Run every step for `text`; `session_history` = earlier turns `[{role, content}]` (conversational);
+        `exclude_documents` take no part, as an "as of" query's later documents (the probes' twins)."""
+        state = self.start(text, session_history, self.settings.override(**overrides), exclude_documents)
         self.retrieve(state)
         return self.finish(state)
 
-    def start(self, text: str, session_history: list[dict[str, str]] | None, settings: Settings) -> QueryState:
+    def start(self, text: str, session_history: list[dict[str, str]] | None, settings: Settings,
+              exclude_documents: Collection[str] = ()) -> QueryState:
         """Phase 0: parse the query and take its fingerprint (offline, then the `fingerprint` extensions)."""
         state = QueryState(parse_query(text), settings)
+        state.excluded = frozenset(exclude_documents)
         state.clock = Timer(state.timings, scale=1000)  # `with clock(step):` adds milliseconds
         with state.clock("phase0"):
             n = settings.session_history_limit
             state.history = list(session_history or [])[-n:] if n > 0 else []
             offline_fingerprint(state.query, self.store, self.ontology)
             if settings.as_of:
-                state.excluded, state.undated = as_of_documents(self._publication_dates(), settings.as_of)
+                later, state.undated = as_of_documents(self._publication_dates(), settings.as_of)
+                state.excluded |= later
             state.analytics = self.analytics_view(settings)
         for step in self.extensions.fingerprint:
             with state.clock(step.label):
@@ -217,8 +254,10 @@ class Engine:
         answerability = None
         if settings.abstain != "rule":
             with clock("answerability"):
-                model = self.answerability_model(settings, state.query_vector_model if state.dense else None)
-                answerability = assess(state, fused, self.store, model, settings)
+                vectors = state.query_vector_model if state.dense else None
+                model = self.answerability_model(settings, vectors)
+                profile = self.answerability_profile(settings, vectors is None) if model is not None else None
+                answerability = assess(state, fused, self.store, model, settings, profile)
         with clock("tiers"):
             tiers = self._tiers(fused, settings, abstain=bool(answerability and answerability.abstain),
                                 excluded=state.excluded, analytics=state.analytics)

@@ -59,17 +59,20 @@ class ArangoSearchMixin:
     def bm25_max_score(self, tokens: Sequence[str]) -> float:
         """Σ idf(t)·(k1+1) with ArangoSearch's BM25 idf ln(1 + (N − n + 0.5) / (n + 0.5)) (Lucene's)."""
         n_rows = self.corpus_stats()["fts_rows"]
-        total = 0.0
+        return sum(math.log(1 + (n_rows - df + 0.5) / (df + 0.5)) * (BM25_K1 + 1)
+                   for df in self.term_document_counts(tokens).values() if df)
+
+    def term_document_counts(self, tokens: Sequence[str]) -> dict[str, int]:
+        """Searchable rows holding each token under the view's `text_en` analyser."""
+        out = {}
         for token in dict.fromkeys(t for t in tokens if t):
             found = rows(self.db, """
                 LET toks = TOKENS(@text, "text_en")
                 FOR n IN ohara_search
                   SEARCH ANALYZER(n.content IN toks OR n.title IN toks OR n.markdown_representation IN toks, "text_en")
                   COLLECT WITH COUNT INTO c RETURN c""", {"text": token})
-            df = found[0] if found else 0
-            if df:
-                total += math.log(1 + (n_rows - df + 0.5) / (df + 0.5)) * (BM25_K1 + 1)
-        return total
+            out[token] = int(found[0]) if found else 0
+        return out
 
     def corpus_stats(self) -> dict[str, float]:
         """Size of the searchable corpus (the SQLite store reports its FTS rows)."""

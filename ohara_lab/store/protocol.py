@@ -224,6 +224,10 @@ class GraphStore(Protocol):
     def bm25_max_score(self, tokens: Sequence[str]) -> float:
         """The highest BM25 score any row could reach for `tokens`: Σ idf(t)·(k1 + 1) under the store's own BM25."""
 
+    def term_document_counts(self, tokens: Sequence[str]) -> dict[str, int]:
+        """token -> how many full-text rows contain it, under the full-text index's own analyser (stemming,
+        case, diacritics): 0 for a token the atlas's vocabulary does not have."""
+
     def tag_overlap(self, tag_weights: dict[str, float], limit: int, *, types: Sequence[str] = (),
                     type_weight: float = 0.2, norm: float = 1.0) -> list[TagHit]:
         """Phase 1b: nodes scored `Σ weights of their tags / norm + type_weight·|types ∩ entity types| / |types|`."""

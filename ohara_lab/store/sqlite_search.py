@@ -89,18 +89,22 @@ class SqliteSearchMixin:
 
     def bm25_max_score(self, tokens: Sequence[str]) -> float:
         """Σ idf(t)·(k1+1), FTS5's idf = max(1e-6, ln((N − n + 0.5) / (n + 0.5))), k1 = 1.2 (its bm25() default)."""
+        n_rows = self._fts_figures()["fts_rows"]
+        return sum(max(1e-6, math.log((n_rows - df + 0.5) / (df + 0.5))) * (FTS5_K1 + 1)
+                   for df in self.term_document_counts(tokens).values() if df)
+
+    def term_document_counts(self, tokens: Sequence[str]) -> dict[str, int]:
+        """FTS5 rows matching each token (its porter/unicode61 analyser applies), cached per graph version."""
         figures = self._fts_figures()
-        n_rows = figures["fts_rows"]
-        total = 0.0
+        out = {}
         for token in dict.fromkeys(t for t in tokens if t):
             df = figures["df"].get(token)
             if df is None:
                 df = self._q("SELECT COUNT(*) FROM fts WHERE fts MATCH ?", (fts_query([token]),))[0][0]
                 if len(figures["df"]) < DF_CACHE:
                     figures["df"][token] = df
-            if df:
-                total += max(1e-6, math.log((n_rows - df + 0.5) / (df + 0.5))) * (FTS5_K1 + 1)
-        return total
+            out[token] = int(df)
+        return out
 
     def corpus_stats(self) -> dict[str, float]:
         """Document-frequency figures the BM25 parity test and benchmarks read."""

@@ -637,6 +637,17 @@ def test_bm25_max_score_follows_writes_and_deletes(store):
     assert store.bm25_max_score(["alpha"]) == pytest.approx(first)
 
 
+def test_term_document_counts_use_the_index_analyser(store):
+    """Rows per token, with the full-text analyser's stemming and case folding; 0 for a word the atlas lacks."""
+    store.write_document(make_graph("a1", [("Licences were granted.", [], []), ("A licence, LICENCES.", [], []),
+                                           ("Émile wrote it.", [], [])]))
+    counts = store.term_document_counts(["licence", "granted", "zqxv", "emile", "licence"])
+    assert counts == {"licence": 2, "granted": 1, "zqxv": 0, "emile": 1}
+    assert store.term_document_counts([]) == {}
+    store.delete_document("documents/a1")
+    assert store.term_document_counts(["licence"]) == {"licence": 0}
+
+
 def _ceiling(store: GraphStore, token: str) -> float:
     """FTS5's idf of one token times k1 + 1, from counts taken now: rows indexed, rows holding the token."""
     import math  # noqa: PLC0415

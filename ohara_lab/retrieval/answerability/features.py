@@ -1,7 +1,28 @@
 """Answerability features: retrieval-only signals of whether the atlas holds an answer.
 
 Each feature is a ratio, a share or a cosine — never a raw BM25 or PageRank value — so a
-model fitted on one corpus can be read on another of a different size. Sources: query
+model fitted on one corpus can be read on another of a different size; the score features are
+also read relative to the atlas's own probes (`profile.py`, `RELATIVE`).
+
+A feature that has nothing to measure is **undefined** (None), never a vacuous 1: a query that
+names nothing has no entity coverage, a query of stopwords no term coverage, a query one family
+answered no agreement. The model reads an undefined feature as its training mean, so it adds
+nothing either way (`model.py`); what each feature does in each degenerate case:
+
+    feature             undefined when
+    dense_top1, _gap    the query ran without vectors (the lexical model does not read them)
+    fused_spread        fewer than two fused candidates
+    bm25_relative       the query has no content word (BM25 did not run)
+    family_agreement    fewer than two families returned anything (agreement needs two)
+    term_coverage       the query has no content word
+    idf_coverage        the query has no content word the atlas knows
+    entity_coverage     the query names nothing (no capitalised span)
+    name_is_title       the query names nothing
+    hop_completeness    the query has no relation word outside its names
+    ppr_concentration   the walk did not run or found nothing
+    answer_type_found   the question asks for no type of answer (`answer_type.expected_types`)
+
+and an empty candidate list makes every evidence feature 0 (nothing was found), not undefined. Sources: query
 performance prediction (Shtok et al., "Predicting query performance by query-drift
 estimation", TOIS 2012, for NQC; Cronen-Townsend et al., SIGIR 2002, for clarity-style
 agreement), score-vector abstention (Gisserot-Boukhlef et al., TMLR 2024), and
@@ -19,15 +40,18 @@ import statistics
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ...answer_type import expected_types, in_question, typed_spans
+from ...llm.offline_behaviours import sentences
 from ...store.protocol import GraphStore
 from ...text import QUERY_STOPWORDS, tokenize
 from ..hits import Fused
 from ..state import QueryState
 
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2
 EVIDENCE = 5  # top fused passages read as the evidence
 LINKED_ENTITIES = 3  # evidence entities whose own passages hop completeness reads
 PASSAGES_PER_ENTITY = 5
+NEAR_WORDS = 2  # content words of the query a sentence shares before its typed spans count as the answer's
 BM25_K1 = 1.2
 NOT_RELATIONS = frozenset("who whom whose what which when where why how many much did does do was were is are "
                           "the name named".split())  # question words: neither a name nor the relation asked for
@@ -44,6 +68,8 @@ class Evidence:
     names: list[str]  # name-like spans of the query
     relation_words: list[str]  # content words of the query outside its names
     linked_texts: dict[str, list[str]] = field(default_factory=dict)  # entity slug -> texts of its passages
+    passage_types: list[set[str]] = field(default_factory=list)  # per evidence passage: types of its new spans
+    titles: list[str] = field(default_factory=list)  # titles of the evidence's documents and sections
     missing: tuple[str, str] | None = None  # (relation word, entity name) hop completeness could not find
 
 
@@ -79,66 +105,103 @@ def relation_words(text: str, names: list[str]) -> list[str]:
 # ---------------------------------------------------------------------- the features
 
 
-def dense_top1(state: QueryState) -> float:
-    """Cosine of the best dense candidate (0 without vectors): how close the atlas comes to the question at all."""
-    return max(state.dense.values(), default=0.0)
+def dense_top1(state: QueryState) -> float | None:
+    """Cosine of the best dense candidate: how close the atlas comes to the question at all."""
+    return max(state.dense.values(), default=0.0) if state.query_vector is not None else None
 
 
-def dense_gap(state: QueryState) -> float:
+def dense_gap(state: QueryState) -> float | None:
     """Top-1 minus top-5 dense cosine: a clear winner means a passage is about this question, not the topic."""
+    if state.query_vector is None:
+        return None
     scores = sorted(state.dense.values(), reverse=True)
     return scores[0] - scores[min(4, len(scores) - 1)] if scores else 0.0
 
 
-def fused_spread(fused: list[Fused]) -> float:
+def fused_spread(fused: list[Fused]) -> float | None:
     """NQC-style spread: standard deviation of the top-10 fused scores over their mean (Shtok et al. 2012)."""
     top = [f.score for f in fused[:10]]
     if len(top) < 2 or statistics.fmean(top) <= 0:
-        return 0.0
+        return None
     return statistics.pstdev(top) / statistics.fmean(top)
 
 
-def bm25_relative(state: QueryState, store: GraphStore) -> float:
+def bm25_relative(state: QueryState, store: GraphStore) -> float | None:
     """BM25 top-1 over the query's highest attainable score Σ idf·(k1+1): the share of the query one row matches."""
+    if not state.query.keywords:
+        return None
     hits = state.hits.get("fulltext") or []
     ceiling = store.bm25_max_score(state.query.keywords) if hits else 0.0
     return min(1.0, hits[0].score / ceiling) if hits and ceiling > 0 else 0.0
 
 
-def family_agreement(state: QueryState, fused: list[Fused]) -> float:
-    """Share of the families that ran whose top 5 holds the document of the fused top-1."""
+def family_agreement(state: QueryState, fused: list[Fused]) -> float | None:
+    """Share of the families that returned something whose top 5 holds the document of the fused top-1."""
+    ran = [hits for hits in state.hits.values() if hits]
+    if len(ran) < 2:
+        return None
     if not fused:
         return 0.0
     doc = fused[0].document_id
-    ran = [hits for hits in state.hits.values() if hits]
-    if not ran:
-        return 0.0
     agree = sum(1 for hits in ran if doc in {h.document_id for h in sorted(hits, key=lambda h: -h.score)[:5]})
     return agree / len(ran)
 
 
-def term_coverage(state: QueryState, ev: Evidence) -> float:
-    """Share of the query's content words found in the evidence (1 when the query has none)."""
+def term_coverage(state: QueryState, ev: Evidence) -> float | None:
+    """Share of the query's content words found in the evidence."""
     words = {stem(t) for t in state.query.keywords}
     if not words:
-        return 1.0
+        return None
     found = set().union(*(_words(t) for t in ev.texts)) if ev.texts else set()
     return len(words & found) / len(words)
 
 
-def entity_coverage(ev: Evidence) -> float:
-    """Share of the query's names found (case-insensitively) in the evidence (1 when the query names nothing)."""
+def idf_coverage(state: QueryState, ev: Evidence, store: GraphStore) -> float | None:
+    """Share of the query's IDF mass Σ idf(t) (over its words the atlas has) found in the evidence: a rare
+    name missing counts more than a common word missing (Robertson & Spärck Jones' idf, FTS5's form)."""
+    counts = store.term_document_counts(state.query.keywords)
+    rows = max(1.0, float(store.corpus_stats().get("fts_rows") or 1))
+    idf = {t: math.log((rows - n + 0.5) / (n + 0.5)) for t, n in counts.items() if n}
+    idf = {t: max(w, 1e-6) for t, w in idf.items()}
+    if not idf:
+        return None
+    found = set().union(*(_words(t) for t in ev.texts)) if ev.texts else set()
+    return math.fsum(w for t, w in idf.items() if stem(t) in found) / math.fsum(idf.values())
+
+
+def entity_coverage(ev: Evidence) -> float | None:
+    """Share of the query's names found (case-insensitively) in the evidence."""
     if not ev.names:
-        return 1.0
+        return None
     text = " ".join(ev.texts).lower()
     return sum(1 for n in ev.names if n.lower() in text) / len(ev.names)
 
 
-def hop_completeness(ev: Evidence) -> float:
+def _slug(text: str) -> str:
+    return "-".join(t for t in re.findall(r"[a-z0-9]+", text.lower()) if t != "the")
+
+
+def name_is_title(ev: Evidence) -> float | None:
+    """Share of the query's names that title one of the evidence's documents or sections ("The Cup (1999 film)"
+    for "the director of the film The Cup"): the atlas holds a text *about* what the question names, not one
+    that only mentions it — the passage an unanswerable question usually lacks (MuSiQue, HotpotQA and 2Wiki
+    remove exactly the paragraphs titled by the question's entities)."""
+    if not ev.names:
+        return None
+    titles = {_slug(t) for t in ev.titles}
+    titles |= {_slug(re.sub(r"\s*\([^)]*\)\s*$", "", t)) for t in ev.titles}
+    found = 0
+    for name in ev.names:
+        key = _slug(name)
+        found += bool(key) and any(t == key or t.startswith(key + "-") for t in titles)
+    return found / len(ev.names)
+
+
+def hop_completeness(ev: Evidence) -> float | None:
     """Best share of the query's relation words ("born", "spouse") found in the evidence together with the
     passages of one entity the evidence links to: is the next hop there, not just the first one?"""
     if not ev.relation_words:
-        return 1.0
+        return None
     wanted = {stem(w) for w in ev.relation_words}
     base = set().union(*(_words(t) for t in ev.texts)) if ev.texts else set()
     best, best_missing = len(wanted & base) / len(wanted), wanted - base
@@ -153,46 +216,100 @@ def hop_completeness(ev: Evidence) -> float:
     return best
 
 
-def ppr_concentration(state: QueryState) -> float:
-    """Share of the walk's mass (over its returned passages) held by its top 5; 0 when the walk did not run."""
+def ppr_concentration(state: QueryState) -> float | None:
+    """Share of the walk's mass (over its returned passages) held by its top 5."""
     hits = sorted((h.score for h in state.hits.get("ppr") or []), reverse=True)
     total = math.fsum(hits)
-    return math.fsum(hits[:5]) / total if total > 0 else 0.0
+    return math.fsum(hits[:5]) / total if total > 0 else None
+
+
+def answer_type_found(state: QueryState, ev: Evidence) -> float | None:
+    """Whether the top evidence holds a span of the type the question asks for (a date for "when", a place for
+    "where", ... — `answer_type.py`) that the question does not already name, in a sentence sharing the
+    question's words: 1 in the best passage, 0.5 in another of the top ones, 0 in none."""
+    wanted = set(expected_types(state.query.raw).types)
+    if not wanted:
+        return None
+    for rank, types in enumerate(ev.passage_types):
+        if types & wanted:
+            return 1.0 if rank == 0 else 0.5
+    return 0.0
 
 
 FEATURES = ("dense_top1", "dense_gap", "fused_spread", "bm25_relative", "family_agreement",
-            "term_coverage", "entity_coverage", "hop_completeness", "ppr_concentration")
-# Without vectors the dense features are 0 for every query; a lexical model is fitted without them.
-DENSE_FEATURES = ("dense_top1", "dense_gap")
-LEXICAL_FEATURES = tuple(f for f in FEATURES if f not in DENSE_FEATURES)
+            "term_coverage", "idf_coverage", "entity_coverage", "name_is_title", "hop_completeness",
+            "ppr_concentration", "answer_type_found")
+RELATIVE_SUFFIX = "_rel"  # `dense_top1_rel`: dense_top1 read on the atlas's own probes (profile.relative)
+# The score features, whose raw level depends on the corpus and the embedder, are also read relative to the
+# atlas (`profile.py`); the shares and coverages are already on one scale everywhere and stay raw.
+SCORE_FEATURES = ("dense_top1", "dense_gap", "fused_spread", "bm25_relative", "ppr_concentration")
+
+
+def relative_name(feature: str) -> str:
+    return feature + RELATIVE_SUFFIX
+
+
+RELATIVE = tuple(relative_name(f) for f in SCORE_FEATURES)
+KNOWN_FEATURES = FEATURES + RELATIVE
+# Without vectors the dense features are undefined for every query; a lexical model is fitted without them.
+DENSE_FEATURES = ("dense_top1", "dense_gap", *(relative_name(f) for f in ("dense_top1", "dense_gap")))
+LEXICAL_FEATURES = tuple(f for f in KNOWN_FEATURES if f not in DENSE_FEATURES)
 
 
 def evidence(state: QueryState, fused: list[Fused], store: GraphStore) -> Evidence:
-    """The top passages with their entities, and the passages of the entities they link to."""
+    """The top passages with their entities, titles and typed spans, and the passages of the entities they link to."""
     top = [f.id for f in fused if not f.id.startswith("documents/")][:EVIDENCE]
-    nodes = store.get_nodes(top)
-    texts = [str(nodes[i].get("content") or nodes[i].get("title") or "") for i in top if i in nodes]
+    found = store.get_nodes(top)
+    nodes = [found[i] for i in top if i in found]
+    texts = [str(n.get("content") or n.get("title") or "") for n in nodes]
+    mentioned = list(dict.fromkeys(s for n in nodes for s in n.get("entity_slugs") or []))
+    ents = {e.slug: e for e in store.get_entities(mentioned)}
     named = set(state.query.hint_slugs)
-    slugs = list(dict.fromkeys(s for i in top if i in nodes for s in nodes[i].get("entity_slugs") or []
-                               if s not in named))
-    ents = {e.slug: e for e in store.get_entities(slugs)}
-    linked = [(s, ents[s].name) for s in slugs if s in ents and ents[s].type not in ("DATE", "AMOUNT")]
+    linked = [(s, ents[s].name) for s in mentioned if s in ents and s not in named
+              and ents[s].type not in ("DATE", "AMOUNT")]
     names = query_names(state.query.raw)
     ev = Evidence(texts, linked, names, relation_words(state.query.raw, names))
+    ev.titles = _titles(nodes, store)
+    wanted = {stem(t) for t in state.query.keywords}
+    for n, text in zip(nodes, texts):
+        pairs = [(ents[s].name, ents[s].type) for s in n.get("entity_slugs") or [] if s in ents]
+        ev.passage_types.append(_types_near(text, pairs, wanted, state.query.raw))
     for slug, _ in linked[:LINKED_ENTITIES]:
-        rows = [r.id for r in store.entity_pivot([slug], PASSAGES_PER_ENTITY)]
-        found = store.get_nodes(rows)
-        ev.linked_texts[slug] = [str(found[r].get("content") or "") for r in rows if r in found]
+        # a document the query may not see ("as of", a probe's twin) lends no passage to the next hop
+        rows = [r.id for r in store.entity_pivot([slug], PASSAGES_PER_ENTITY + len(state.excluded))
+                if r.document_id not in state.excluded][:PASSAGES_PER_ENTITY]
+        linked_nodes = store.get_nodes(rows)
+        ev.linked_texts[slug] = [str(linked_nodes[r].get("content") or "") for r in rows if r in linked_nodes]
     return ev
 
 
-def features(state: QueryState, fused: list[Fused], store: GraphStore) -> tuple[dict[str, float], Evidence]:
-    """Every feature of `FEATURES` for one query, and the evidence they read."""
+def _titles(nodes: list[dict[str, object]], store: GraphStore) -> list[str]:
+    """Titles of the evidence's documents and sections: what the atlas says its passages are about."""
+    ids = list(dict.fromkeys(str(i) for n in nodes for i in (n.get("document_id"), n.get("section_id")) if i))
+    found = store.get_nodes(ids)
+    return [str(found[i].get("title") or "") for i in ids if i in found and found[i].get("title")]
+
+
+def _types_near(text: str, entities: list[tuple[str, str]], words: set[str], question: str) -> set[str]:
+    """Types of the spans the question does not name, in the sentences sharing NEAR_WORDS of its content words."""
+    need = min(NEAR_WORDS, len(words))
+    out: set[str] = set()
+    for sentence in sentences(text):
+        if need and len(words & _words(sentence)) < need:
+            continue
+        out |= {sp.type for sp in typed_spans(sentence, entities) if not in_question(sp.text, question)}
+    return out
+
+
+def features(state: QueryState, fused: list[Fused], store: GraphStore) -> tuple[dict[str, float | None], Evidence]:
+    """Every feature of `FEATURES` for one query (None: undefined, see the module docstring), and the evidence."""
     ev = evidence(state, fused, store)
     values = {
         "dense_top1": dense_top1(state), "dense_gap": dense_gap(state), "fused_spread": fused_spread(fused),
         "bm25_relative": bm25_relative(state, store), "family_agreement": family_agreement(state, fused),
-        "term_coverage": term_coverage(state, ev), "entity_coverage": entity_coverage(ev),
-        "hop_completeness": hop_completeness(ev), "ppr_concentration": ppr_concentration(state),
+        "term_coverage": term_coverage(state, ev), "idf_coverage": idf_coverage(state, ev, store),
+        "entity_coverage": entity_coverage(ev), "name_is_title": name_is_title(ev),
+        "hop_completeness": hop_completeness(ev),
+        "ppr_concentration": ppr_concentration(state), "answer_type_found": answer_type_found(state, ev),
     }
-    return {k: round(float(values[k]), 6) for k in FEATURES}, ev
+    return {k: None if values[k] is None else round(float(values[k]), 6) for k in FEATURES}, ev

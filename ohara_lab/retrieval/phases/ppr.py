@@ -108,7 +108,7 @@ def ppr(state: QueryState, store: GraphStore, settings: Settings, graph: Passage
             reset[row] += settings.ppr_passage_reset * n
     for slug, (w, _) in found.items():
         reset[graph.row(slug)] += w * graph.specificity[slug]
-    total = reset.sum() + sum(outside.values())
+    total = float(reset.sum()) + sum(outside.values())  # a plain float: scores reach JSON
     if total <= 0:
         state.skipped["ppr"] = "no seed entities and every first-pass score is 0"
         return []
