@@ -161,7 +161,7 @@ def test_ci_runs_the_readme_blocks_verbatim():
 
 
 def test_readme_settings_exist():
-    known = {env for _, env, _, _ in describe()}
+    known = {doc.env for doc in describe()}
     mentioned = set(re.findall(r"`(OHARA_[A-Z_]+)`", README))
     expanded = set()
     for name in mentioned:
