@@ -29,6 +29,7 @@ import math
 import numbers
 import os
 import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -85,6 +86,9 @@ def _opt(default: Any, help: str, env: str | None = None, secret: bool = False, 
 
 
 OVERRIDE_CACHE = 64  # per Settings: the per-call override sets a process keeps (the eval matrix has ~20)
+# The override caches are read and filled by a server's request threads at once: one lock for all of them
+# (held for a dict lookup or insert, never while a Settings is built).
+_OVERRIDE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True, repr=False)
@@ -309,13 +313,16 @@ class Settings:
             hash(key)
         except TypeError:  # an unhashable value: build it, do not remember it
             return self._override(changes)
-        made = self._overridden.get(key)
-        if made is None:
-            made = self._override(changes)
-            if len(self._overridden) >= OVERRIDE_CACHE:
-                self._overridden.pop(next(iter(self._overridden)))
-            self._overridden[key] = made
-        return made
+        with _OVERRIDE_LOCK:
+            made = self._overridden.get(key)
+        if made is not None:
+            return made
+        made = self._override(changes)
+        with _OVERRIDE_LOCK:
+            cache = self._overridden
+            if key not in cache and len(cache) >= OVERRIDE_CACHE:
+                del cache[next(iter(cache))]
+            return cache.setdefault(key, made)  # another thread's equal copy, if it came first
 
     @functools.cached_property
     def _overridden(self) -> dict[tuple[tuple[str, Any], ...], Settings]:
