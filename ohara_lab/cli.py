@@ -272,16 +272,17 @@ def demo(atlas: str, query_text: str) -> None:
 
 @main.command(name="settings")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
+@fail_cleanly
 def show_settings(as_json: bool) -> None:
-    """Every setting: environment variable, current value, help."""
+    """Every setting: environment variable, current value, range (numbers), help. Exit 2 when one is invalid."""
     from .settings import Settings, describe  # noqa: PLC0415
 
     current = Settings.from_env().to_dict()
     if as_json:
         _print_json(current)
         return
-    for name, env, _default, help_text in describe():
-        click.echo(f"{env:<38} {str(current[name]):<24} {help_text}")
+    for doc in describe():
+        click.echo(f"{doc.env:<38} {str(current[doc.name]):<24} {doc.bounds:<18} {doc.help}")
 
 
 # ---------------------------------------------------------------------- retrieval

@@ -13,16 +13,27 @@ The real environment wins over the file; `Settings.env_file` says which file was
 
 Secret fields never print: `repr()` and `to_dict()` mask them and the passwords of
 URLs (`ohara_lab.redact`).
+
+Every numeric field declares its range (`bounds="[0, 1)"`, interval notation); one
+validator (`check_value`) holds each value to it whenever a `Settings` is made: from the
+environment, from keyword arguments and on every `override`. A value outside its range,
+NaN, infinity, a bool or a fraction where an integer belongs is a `SettingsError` naming the
+variable, the value and the range: `OHARA_PPR_DAMPING=1.5: ppr_damping must be a finite
+number in [0, 1)`.
 """
 from __future__ import annotations
 
 import dataclasses
 import functools
+import math
+import numbers
 import os
+import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import SettingsError
 from .redact import MASK, redact
@@ -31,12 +42,53 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
 
-def _opt(default: Any, help: str, env: str | None = None, secret: bool = False) -> Any:
-    """A settings field: default value, one-line help, its environment variable; secrets never print."""
-    return field(default=default, repr=not secret, metadata={"help": help, "env": env, "secret": secret})
+@dataclass(frozen=True)
+class Bounds:
+    """The range a numeric setting accepts, written as an interval: `[0, 1)`, `(0, 86400]`, `[-1, 1000000]`."""
+
+    low: float
+    high: float
+    low_open: bool
+    high_open: bool
+
+    @classmethod
+    def parse(cls, text: str) -> Bounds:
+        match = _INTERVAL.fullmatch(text)
+        if match is None:
+            raise ValueError(f"not an interval: {text!r} (write e.g. '[0, 1)')")
+        low, high = float(match["low"]), float(match["high"])
+        if not low <= high:
+            raise ValueError(f"empty interval: {text!r}")
+        return cls(low, high, match["left"] == "(", match["right"] == ")")
+
+    def __contains__(self, value: float) -> bool:
+        above = value > self.low if self.low_open else value >= self.low
+        below = value < self.high if self.high_open else value <= self.high
+        return above and below
+
+    def __str__(self) -> str:
+        return f"{'(' if self.low_open else '['}{_number(self.low)}, {_number(self.high)}{')' if self.high_open else ']'}"
+
+
+_INTERVAL = re.compile(r"(?P<left>[\[(])\s*(?P<low>-?(?:inf|[0-9.e+-]+))\s*,\s*(?P<high>-?(?:inf|[0-9.e+-]+))\s*"
+                       r"(?P<right>[\])])")
+
+
+def _number(x: float) -> str:
+    return str(int(x)) if x.is_integer() else str(x)
+
+
+def _opt(default: Any, help: str, env: str | None = None, secret: bool = False, bounds: str | None = None) -> Any:
+    """A settings field: default value, one-line help, its environment variable, the range of a number
+    (`bounds`, interval notation); secrets never print."""
+    return field(default=default, repr=not secret, metadata={"help": help, "env": env, "secret": secret,
+                                                             "bounds": Bounds.parse(bounds) if bounds else None})
 
 
 OVERRIDE_CACHE = 64  # per Settings: the per-call override sets a process keeps (the eval matrix has ~20)
+# The override caches are read and filled by a server's request threads at once: one lock for all of them
+# (held for a dict lookup or insert, never while a Settings is built).
+_OVERRIDE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True, repr=False)
@@ -45,25 +97,25 @@ class Settings:
     atlas: str = _opt("./atlas", "atlas location: a directory (SQLite) or arangodb://host:port/db")
     arango_url: str | None = _opt(None, "ArangoDB URL used when no atlas location is given", env="ARANGO_URL")
     llm_cache_dir: str | None = _opt(None, "LLM reply cache directory (default: <atlas>/llm_cache)")
-    max_file_mb: float = _opt(256.0, "refuse input files larger than this many MiB")
-    busy_timeout_s: float = _opt(60.0, "seconds a writer waits for another writer's lock before failing")
+    max_file_mb: float = _opt(256.0, "refuse input files larger than this many MiB", bounds="(0, 1048576]")
+    busy_timeout_s: float = _opt(60.0, "seconds a writer waits for another writer's lock before failing", bounds="[0, 86400]")
     # --- vectors at scale ---------------------------------------------------
     ann_threshold: int = _opt(100_000, "vectors of one model from which k-NN uses an HNSW graph kept beside the "
-                                       "atlas instead of exact search (0 = always exact)")
-    ann_ef: int = _opt(128, "HNSW search breadth: higher finds more of the true neighbours, slower")
+                                       "atlas instead of exact search (0 = always exact)", bounds="[0, 1000000000]")
+    ann_ef: int = _opt(128, "HNSW search breadth: higher finds more of the true neighbours, slower", bounds="[1, 100000]")
 
     # --- ingest ------------------------------------------------------------
-    ingest_concurrency: int = _opt(4, "parallel LLM calls while structuring one document")
-    virtual_page_size: int = _opt(3000, "characters per virtual page when a file has no page breaks")
-    test_chunks_limit: int = _opt(0, "structure only the first N chunks of each document (0 = all)")
-    max_chunk_chars: int = _opt(12000, "close a chunk once it reaches this many characters")
-    min_chunk_chars: int = _opt(500, "merge chunks shorter than this into their neighbour")
+    ingest_concurrency: int = _opt(4, "parallel LLM calls while structuring one document", bounds="[1, 256]")
+    virtual_page_size: int = _opt(3000, "characters per virtual page when a file has no page breaks", bounds="[1, 100000000]")
+    test_chunks_limit: int = _opt(0, "structure only the first N chunks of each document (0 = all)", bounds="[0, 1000000000]")
+    max_chunk_chars: int = _opt(12000, "close a chunk once it reaches this many characters", bounds="[1, 100000000]")
+    min_chunk_chars: int = _opt(500, "merge chunks shorter than this into their neighbour", bounds="[0, 100000000]")
     ner: str = _opt("auto", "entity extractor: auto | spacy | rules")
-    sumo_tags_per_node: int = _opt(4, "most SUMO tags the offline tagger assigns to one paragraph")
-    similarity_threshold: float = _opt(0.1, "Jaccard of entity sets at or above which SIMILAR_TO is written")
-    similar_to_evergreen_threshold: int = _opt(5, "SIMILAR_TO in-degree that promotes a document to EVERGREEN")
+    sumo_tags_per_node: int = _opt(4, "most SUMO tags the offline tagger assigns to one paragraph", bounds="[0, 1000]")
+    similarity_threshold: float = _opt(0.1, "Jaccard of entity sets at or above which SIMILAR_TO is written", bounds="[0, 1]")
+    similar_to_evergreen_threshold: int = _opt(5, "SIMILAR_TO in-degree that promotes a document to EVERGREEN", bounds="[1, 1000000000]")
     embed_paragraphs: bool | None = _opt(None, "embed paragraphs at ingest (unset = when an embedder is installed)")
-    embed_batch_size: int = _opt(32, "paragraphs per embedding batch")
+    embed_batch_size: int = _opt(32, "paragraphs per embedding batch", bounds="[1, 100000]")
     embedder: str = _opt("auto", "dense embedder: auto | minilm | wordllama | gemini | none")
     embed_backend: str = _opt("auto", "MiniLM runtime: auto (onnx when onnxruntime is installed) | torch | onnx"
                                       " | onnx-int8 (faster, vectors drift: cosine ~0.9-0.96 to torch)")
@@ -71,29 +123,29 @@ class Settings:
     adjacent_to: bool = _opt(True, "write ADJACENT_TO edges around tables and figures")
 
     # --- web: ingest URL, crawl, capture ------------------------------------
-    web_max_mb: float = _opt(20.0, "refuse a web response larger than this many MiB (counted after decompression)")
-    web_timeout_s: float = _opt(30.0, "seconds one web request may take in all (connect, wait, download)")
-    web_max_redirects: int = _opt(5, "redirects followed per web request")
+    web_max_mb: float = _opt(20.0, "refuse a web response larger than this many MiB (counted after decompression)", bounds="(0, 1048576]")
+    web_timeout_s: float = _opt(30.0, "seconds one web request may take in all (connect, wait, download)", bounds="(0, 86400]")
+    web_max_redirects: int = _opt(5, "redirects followed per web request", bounds="[0, 100]")
     web_allow_private: bool = _opt(False, "fetch from loopback, private and link-local addresses (intranets, tests)")
     web_user_agent: str = _opt("ohara-lab/0.1 (research crawler; obeys robots.txt)", "User-Agent of every web request")
-    crawl_depth: int = _opt(2, "link hops a crawl follows from its start URL (-1 = unbounded)")
-    crawl_max_pages: int = _opt(100, "pages one crawl run visits at most")
+    crawl_depth: int = _opt(2, "link hops a crawl follows from its start URL (-1 = unbounded)", bounds="[-1, 1000000]")
+    crawl_max_pages: int = _opt(100, "pages one crawl run visits at most", bounds="[1, 1000000000]")
     crawl_same_host: bool = _opt(True, "a crawl follows links on its start URL's host only (false = any host)")
-    crawl_delay_s: float = _opt(1.0, "seconds between two requests to one host (a longer robots.txt Crawl-delay wins)")
+    crawl_delay_s: float = _opt(1.0, "seconds between two requests to one host (a longer robots.txt Crawl-delay wins)", bounds="[0, 86400]")
     chromium: str | None = _opt(None, "Chromium executable for `ohara capture` (unset = chromium or google-chrome on PATH)")
-    capture_timeout_s: float = _opt(60.0, "seconds Chromium may take to render one page")
+    capture_timeout_s: float = _opt(60.0, "seconds Chromium may take to render one page", bounds="(0, 86400]")
 
     # --- graph analytics and entity curation ------------------------------------
     auto_entity_dedup: bool = _opt(False, "after each ingest, merge entities sharing a normalised name (logged, undoable)")
     community_method: str = _opt("leiden", "community detection for `analyze`: leiden | louvain | label_propagation")
-    analytics_seed: int = _opt(42, "seed of community detection and k-means (fixed for reproducible analytics)")
+    analytics_seed: int = _opt(42, "seed of community detection and k-means (fixed for reproducible analytics)", bounds="[0, 4294967295]")
 
     # --- input limits: what a hostile or broken file may cost ---------------
-    max_unpacked_mb: float = _opt(256.0, "refuse DOCX/EPUB archives whose members unpack to more than this many MiB")
-    max_unpack_ratio: float = _opt(100.0, "refuse archives with a member inflating more than this many times (zip bombs)")
-    max_pdf_pages: int = _opt(10000, "refuse PDFs with more pages than this")
-    ner_max_chars: int = _opt(10000, "entity extraction reads longer paragraphs in pieces of at most this many characters")
-    ner_processes: int = _opt(1, "worker processes for spaCy NER at ingest (same entities; pays only on idle cores)")
+    max_unpacked_mb: float = _opt(256.0, "refuse DOCX/EPUB archives whose members unpack to more than this many MiB", bounds="(0, 1048576]")
+    max_unpack_ratio: float = _opt(100.0, "refuse archives with a member inflating more than this many times (zip bombs)", bounds="[1, 1000000]")
+    max_pdf_pages: int = _opt(10000, "refuse PDFs with more pages than this", bounds="[1, 100000000]")
+    ner_max_chars: int = _opt(10000, "entity extraction reads longer paragraphs in pieces of at most this many characters", bounds="[1, 100000000]")
+    ner_processes: int = _opt(1, "worker processes for spaCy NER at ingest (same entities; pays only on idle cores)", bounds="[1, 256]")
 
     # --- LLM -----------------------------------------------------------------
     llm: str = _opt("auto", "LLM provider: auto (gemini when GEMINI_API_KEY is set) | gemini | offline")
@@ -101,12 +153,12 @@ class Settings:
     gemini_model: str = _opt("gemini-2.5-flash-lite", "Gemini model for every prompt")
     gemini_embedding_model: str = _opt("gemini-embedding-001", "Gemini embedding model")
     gemini_base_url: str | None = _opt(None, "send Gemini requests to this base URL (proxies, tests)")
-    gemini_timeout_s: float = _opt(60.0, "seconds before one Gemini request is abandoned")
-    gemini_max_retries: int = _opt(4, "attempts per tier on 429/500/503 before giving up")
+    gemini_timeout_s: float = _opt(60.0, "seconds before one Gemini request is abandoned", bounds="(0, 86400]")
+    gemini_max_retries: int = _opt(4, "attempts per tier on 429/500/503 before giving up", bounds="[1, 100]")
 
     # --- LLM at ingest: its price, and paragraph questions ---------------------
     llm_budget_usd: float | None = _opt(None, "most USD one ingest run may spend on LLM calls; what is left "
-                                              "is stored llm_pending for a later run (unset = no cap)")
+                                              "is stored llm_pending for a later run (unset = no cap)", bounds="[0, 1000000]")
     answers_same: bool = _opt(False, "ingest asks the LLM 1-2 questions per paragraph of >=100 characters and "
                                      "links paragraphs sharing one (ANSWERS_SAME; needs an LLM, offline skipped)")
 
@@ -115,25 +167,25 @@ class Settings:
                         " spec's engine, for the paper's tables); sets the fields in settings.PROFILES")
 
     # --- retrieval: limits ---------------------------------------------------
-    result_limit: int = _opt(20, "results returned by a query")
-    depth: int = _opt(2, "structural traversal depth (phase 3)")
-    cross_doc_limit: int = _opt(5, "paragraphs taken per reached document in phase 1c")
-    cross_doc_expand_depth: int = _opt(1, "SIMILAR_TO hops followed in phase 1c")
-    vector_limit: int = _opt(10, "neighbours returned by the vector phase (1d)")
-    sumo_hierarchy_depth: int = _opt(3, "ancestor levels used by SUMO expansion (0 = exact tags only)")
+    result_limit: int = _opt(20, "results returned by a query", bounds="[1, 100000]")
+    depth: int = _opt(2, "structural traversal depth (phase 3)", bounds="[0, 100]")
+    cross_doc_limit: int = _opt(5, "paragraphs taken per reached document in phase 1c", bounds="[0, 100000]")
+    cross_doc_expand_depth: int = _opt(1, "SIMILAR_TO hops followed in phase 1c", bounds="[0, 100]")
+    vector_limit: int = _opt(10, "neighbours returned by the vector phase (1d)", bounds="[0, 100000]")
+    sumo_hierarchy_depth: int = _opt(3, "ancestor levels used by SUMO expansion (0 = exact tags only)", bounds="[0, 100]")
 
     # --- retrieval: fusion weights -----------------------------------------
-    bm25_weight: float = _opt(0.0, "fusion weight of phase 1 (BM25 full text; it always runs: it seeds the rest)")
-    sumo_weight: float = _opt(0.0, "fusion weight of phase 1b (SUMO expansion)")
-    entity_pivot_weight: float = _opt(0.0, "fusion weight of phase 2 (entity pivot)")
-    struct_weight: float = _opt(0.0, "fusion weight of phase 3 (structural neighbours)")
-    cross_doc_weight: float = _opt(0.0, "fusion weight of phase 1c (SIMILAR_TO expansion)")
-    vector_weight: float = _opt(0.0, "fusion weight of phase 1d (dense vectors; at 0 it still runs to seed the walk)")
-    ppr_weight: float = _opt(1.0, "fusion weight of the graph walk (dense-seeded Personalized PageRank); 0 skips it")
-    bridge_weight: float = _opt(0.0, "fusion weight of the bridge hop (second query from the top passages' entities)")
-    answers_same_weight: float = _opt(0.5, "fusion weight of phase 1e (ANSWERS_SAME; runs when OHARA_ANSWERS_SAME is on)")
+    bm25_weight: float = _opt(0.0, "fusion weight of phase 1 (BM25 full text; it always runs: it seeds the rest)", bounds="[0, 100]")
+    sumo_weight: float = _opt(0.0, "fusion weight of phase 1b (SUMO expansion)", bounds="[0, 100]")
+    entity_pivot_weight: float = _opt(0.0, "fusion weight of phase 2 (entity pivot)", bounds="[0, 100]")
+    struct_weight: float = _opt(0.0, "fusion weight of phase 3 (structural neighbours)", bounds="[0, 100]")
+    cross_doc_weight: float = _opt(0.0, "fusion weight of phase 1c (SIMILAR_TO expansion)", bounds="[0, 100]")
+    vector_weight: float = _opt(0.0, "fusion weight of phase 1d (dense vectors; at 0 it still runs to seed the walk)", bounds="[0, 100]")
+    ppr_weight: float = _opt(1.0, "fusion weight of the graph walk (dense-seeded Personalized PageRank); 0 skips it", bounds="[0, 100]")
+    bridge_weight: float = _opt(0.0, "fusion weight of the bridge hop (second query from the top passages' entities)", bounds="[0, 100]")
+    answers_same_weight: float = _opt(0.5, "fusion weight of phase 1e (ANSWERS_SAME; runs when OHARA_ANSWERS_SAME is on)", bounds="[0, 100]")
     fusion: str = _opt("weighted", "how phases combine: weighted (max-normalised sum) | rrf (reciprocal rank)")
-    rrf_k: int = _opt(60, "k of reciprocal-rank fusion: each phase adds 1/(k + rank)")
+    rrf_k: int = _opt(60, "k of reciprocal-rank fusion: each phase adds 1/(k + rank)", bounds="[0, 1000000]")
     adaptive_weights: bool = _opt(True, "multiply weights by the query-mode row (factoid/synthesis/exploratory)")
     normalize_scores: bool = _opt(True, "normalise each phase before the weighted sum (false = raw scores)")
     normalisation: str = _opt("minmax", "per-phase, per-query score normalisation: max | minmax | zscore")
@@ -143,16 +195,16 @@ class Settings:
     date_filter_strict: bool = _opt(True, "apply a query's date range as a hard filter")
 
     # --- retrieval: graph walk and bridge hop ---------------------------------
-    ppr_damping: float = _opt(0.5, "PageRank damping d: share of mass that follows edges at each step")
-    ppr_passage_reset: float = _opt(0.05, "reset mass per passage, times its normalised first-pass score")
-    ppr_candidates: int = _opt(50, "first-pass (dense) candidates that get a passage reset")
-    ppr_seed_passages: int = _opt(1, "top first-pass passages whose entities seed the walk")
+    ppr_damping: float = _opt(0.5, "PageRank damping d: share of mass that follows edges at each step", bounds="[0, 1)")
+    ppr_passage_reset: float = _opt(0.05, "reset mass per passage, times its normalised first-pass score", bounds="[0, 100]")
+    ppr_candidates: int = _opt(50, "first-pass (dense) candidates that get a passage reset", bounds="[1, 100000]")
+    ppr_seed_passages: int = _opt(1, "top first-pass passages whose entities seed the walk", bounds="[0, 100000]")
     ppr_first_pass_bm25: float = _opt(0.0, "share of BM25 in the walk's first pass: its candidates score "
-                                            "(1 − β)·minmax(dense) + β·minmax(BM25) over both top lists (0 = dense only)")
-    synonymy_threshold: float = _opt(0.8, "entity-name cosine at or above which SYNONYM_OF links two entities")
-    synonymy_neighbours: int = _opt(100, "most SYNONYM_OF links per entity")
-    bridge_passages: int = _opt(3, "top first-pass passages whose entities become bridge queries")
-    bridge_entities: int = _opt(5, "most bridge entities queried per query")
+                                            "(1 − β)·minmax(dense) + β·minmax(BM25) over both top lists (0 = dense only)", bounds="[0, 1]")
+    synonymy_threshold: float = _opt(0.8, "entity-name cosine at or above which SYNONYM_OF links two entities", bounds="[-1, 2]")
+    synonymy_neighbours: int = _opt(100, "most SYNONYM_OF links per entity", bounds="[0, 100000]")
+    bridge_passages: int = _opt(3, "top first-pass passages whose entities become bridge queries", bounds="[0, 1000]")
+    bridge_entities: int = _opt(5, "most bridge entities queried per query", bounds="[0, 1000]")
 
     # --- retrieval: graph analytics (read from `ohara analyze`; nothing happens before it ran) ---
     community: bool = _opt(True, "attach the query entities' topic communities to the result (community_context)"
@@ -161,63 +213,79 @@ class Settings:
                                    " and the Explorer offers co-cited paragraphs (original profile: off)")
     cluster_retrieval: bool = _opt(False, "phase 1f: for synthesis and exploratory queries, the paragraphs nearest"
                                           " the centroids of the k-means clusters whose terms the query names")
-    cluster_weight: float = _opt(0.6, "fusion weight of phase 1f (clusters; runs with OHARA_CLUSTER_RETRIEVAL)")
-    cluster_members: int = _opt(3, "paragraphs phase 1f takes from each matching cluster, nearest its centroid first")
+    cluster_weight: float = _opt(0.6, "fusion weight of phase 1f (clusters; runs with OHARA_CLUSTER_RETRIEVAL)", bounds="[0, 100]")
+    cluster_members: int = _opt(3, "paragraphs phase 1f takes from each matching cluster, nearest its centroid first", bounds="[1, 1000]")
 
     # --- retrieval: temporal prior -------------------------------------------
-    temporal_weight: float = _opt(0.2, "weight of the temporal prior (0 = off)")
-    temporal_gate_floor: float = _opt(0.5, "normalised BM25 at or above which a hit is shielded from decay")
-    decay_rate_evergreen: float = _opt(0.000001, "decay per day, EVERGREEN documents")
-    decay_rate_scholarly: float = _opt(0.0001, "decay per day, SCHOLARLY documents")
-    decay_rate_current: float = _opt(0.01, "decay per day, CURRENT documents")
-    decay_rate_ephemeral: float = _opt(0.1, "decay per day, EPHEMERAL documents")
+    temporal_weight: float = _opt(0.2, "weight of the temporal prior (0 = off)", bounds="[0, 100]")
+    temporal_gate_floor: float = _opt(0.5, "normalised BM25 at or above which a hit is shielded from decay", bounds="[0, 1]")
+    decay_rate_evergreen: float = _opt(0.000001, "decay per day, EVERGREEN documents", bounds="[0, 1000]")
+    decay_rate_scholarly: float = _opt(0.0001, "decay per day, SCHOLARLY documents", bounds="[0, 1000]")
+    decay_rate_current: float = _opt(0.01, "decay per day, CURRENT documents", bounds="[0, 1000]")
+    decay_rate_ephemeral: float = _opt(0.1, "decay per day, EPHEMERAL documents", bounds="[0, 1000]")
     reference_date: str | None = _opt(None, "'now' for the temporal prior, YYYY-MM-DD (unset = today)")
     as_of: str | None = _opt(None, "answer as of YYYY-MM-DD: only documents published by then take part, a "
                                    "supersession counts only once its document existed, and the prior's today is it")
 
     # --- tiers ---------------------------------------------------------------
-    principal_score_pctl: float = _opt(0.75, "score percentile a Principal node must reach")
-    principal_limit: int = _opt(5, "most nodes in the Principal tier")
-    principal_min_families: int = _opt(1, "distinct signal families a Principal node needs (original: 2)")
+    principal_score_pctl: float = _opt(0.75, "score percentile a Principal node must reach", bounds="[0, 1]")
+    principal_limit: int = _opt(5, "most nodes in the Principal tier", bounds="[1, 100000]")
+    principal_min_families: int = _opt(1, "distinct signal families a Principal node needs (original: 2)", bounds="[0, 100]")
     principal_require_multi_doc: bool = _opt(False, "Principal also needs >=2 documents or a cross-doc edge")
-    integrity_weight_min: float = _opt(0.6, "cross-doc score that admits a node to the Integrity tier")
+    integrity_weight_min: float = _opt(0.6, "cross-doc score that admits a node to the Integrity tier", bounds="[0, 100]")
     abstain: str = _opt("model", "how the engine decides to abstain: model (calibrated answerability score) | rule "
                                 "(the spec's corroboration rule alone) | features (report features, abstain by rule)")
     abstain_keep: float = _opt(0.92, "share of answerable queries that keep their Principal tier (the conformal "
-                                     "threshold of the answerability model)")
+                                     "threshold of the answerability model)", bounds="(0, 1]")
     abstain_probes: int = _opt(100, "probe questions an atlas asks of itself (and their unanswerable twins) to "
-                                    "read the answerability features on its own scale; 0 reads them raw")
+                                    "read the answerability features on its own scale; 0 reads them raw",
+                               bounds="[0, 10000]")
     auto_calibrate: bool = _opt(True, "after a batch ingest of at least auto_calibrate_min_paragraphs, store the "
                                       "atlas's probe profile and threshold (`ohara calibrate --auto`)")
-    auto_calibrate_min_paragraphs: int = _opt(200, "paragraphs a batch ingest needs before it self-calibrates")
-    explorer_stop_weight: float = _opt(0.15, "scent below which the Explorer stops")
+    auto_calibrate_min_paragraphs: int = _opt(200, "paragraphs a batch ingest needs before it self-calibrates",
+                                              bounds="[0, 1000000000]")
+    explorer_stop_weight: float = _opt(0.15, "scent below which the Explorer stops", bounds="[0, 1]")
 
     # --- serving (`ohara serve`, `ohara mcp`) -------------------------------
     api_token: str | None = _opt(None, "bearer token the HTTP API requires (required off loopback)",
                                  env="OHARA_API_TOKEN", secret=True)
-    api_max_body_kb: int = _opt(64, "largest HTTP request body accepted, KiB (larger: 413)")
-    api_max_limit: int = _opt(100, "largest `limit` a served query may ask for")
-    api_max_text_chars: int = _opt(4000, "longest query or question text a served request may send")
+    api_max_body_kb: int = _opt(64, "largest HTTP request body accepted, KiB (larger: 413)", bounds="[1, 1048576]")
+    api_max_limit: int = _opt(100, "largest `limit` a served query may ask for", bounds="[1, 100000]")
+    api_max_text_chars: int = _opt(4000, "longest query or question text a served request may send", bounds="[1, 1000000]")
+    api_max_connections: int = _opt(64, "connections `ohara serve` holds at once; more are answered 503 and closed",
+                                    bounds="[1, 100000]")
+    api_header_timeout_s: float = _opt(10.0, "seconds a client may take to send a request's line and headers "
+                                             "(then 408 and closed)", bounds="(0, 3600]")
+    api_body_timeout_s: float = _opt(10.0, "seconds a client may take to send a request's body once its headers "
+                                           "are in (then 408 and closed)", bounds="(0, 3600]")
+    api_keep_alive_s: float = _opt(5.0, "seconds an idle kept-alive connection stays open between requests",
+                                   bounds="(0, 3600]")
+    api_max_header_kb: int = _opt(16, "largest request line plus headers accepted, KiB (larger: 431, or 400 while still arriving; closed)",
+                                  bounds="[1, 1024]")
 
     # --- advanced modes ------------------------------------------------------
-    session_history_limit: int = _opt(3, "conversation turns sent with a query")
-    cor_max_iter: int = _opt(2, "Chain-of-Retrieval iterations")
-    cor_score_delta: float = _opt(0.05, "CoR stops when the best score rises by less than this")
-    agent_max_iter: int = _opt(4, "agentic tool calls per query")
+    session_history_limit: int = _opt(3, "conversation turns sent with a query", bounds="[0, 1000]")
+    cor_max_iter: int = _opt(2, "Chain-of-Retrieval iterations", bounds="[1, 100]")
+    cor_score_delta: float = _opt(0.05, "CoR stops when the best score rises by less than this", bounds="[-100, 100]")
+    agent_max_iter: int = _opt(4, "agentic tool calls per query", bounds="[1, 100]")
     reasoning_rag: bool = _opt(False, "add reasoning sub-queries after phase 1")
-    reasoning_subquery_limit: int = _opt(2, "sub-queries per reasoning step")
+    reasoning_subquery_limit: int = _opt(2, "sub-queries per reasoning step", bounds="[0, 100]")
     self_rag_verify: bool = _opt(False, "drop Principal nodes the LLM judges unresponsive")
     speculative_rag: bool = _opt(False, "pre-warm Explorer frontier queries into the cache")
-    speculative_limit: int = _opt(3, "frontier items pre-warmed per query")
+    speculative_limit: int = _opt(3, "frontier items pre-warmed per query", bounds="[0, 100]")
     integrity_llm_verify: bool = _opt(False, "LLM-check multi-document Integrity claims")
     rerank: bool = _opt(False, "LLM-rerank the Principal tier")
-    rerank_top_n: int = _opt(5, "Principal nodes sent to the reranker")
+    rerank_top_n: int = _opt(5, "Principal nodes sent to the reranker", bounds="[1, 1000]")
 
     # --- where settings come from -------------------------------------------
     env_file: str | None = _opt(None, "a .env file to read settings from (never read unless named)",
                                 env="OHARA_ENV_FILE")
 
     # ------------------------------------------------------------------------
+    def __post_init__(self) -> None:
+        for f in _numeric_fields():
+            check_value(f, getattr(self, f.name))
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, env_file: str | Path | None = None,
                  **overrides: Any) -> Settings:
@@ -238,7 +306,7 @@ class Settings:
         for f in fields(cls):
             name = env_name(f)
             if name in source and source[name] != "":
-                values[f.name] = _coerce(f, source[name], name)
+                values[f.name] = _coerce(f, source[name])
         # The profile sets its fields first; a variable set explicitly wins over the profile.
         base = profile_values(values.get("profile", cls.profile))
         return cls(**{**base, **values}).override(**overrides)
@@ -252,13 +320,16 @@ class Settings:
             hash(key)
         except TypeError:  # an unhashable value: build it, do not remember it
             return self._override(changes)
-        made = self._overridden.get(key)
-        if made is None:
-            made = self._override(changes)
-            if len(self._overridden) >= OVERRIDE_CACHE:
-                self._overridden.pop(next(iter(self._overridden)))
-            self._overridden[key] = made
-        return made
+        with _OVERRIDE_LOCK:
+            made = self._overridden.get(key)
+        if made is not None:
+            return made
+        made = self._override(changes)
+        with _OVERRIDE_LOCK:
+            cache = self._overridden
+            if key not in cache and len(cache) >= OVERRIDE_CACHE:
+                del cache[next(iter(cache))]
+            return cache.setdefault(key, made)  # another thread's equal copy, if it came first
 
     @functools.cached_property
     def _overridden(self) -> dict[tuple[tuple[str, Any], ...], Settings]:
@@ -273,7 +344,7 @@ class Settings:
             key = ALIASES.get(key, key)
             if key not in known:
                 raise SettingsError(f"unknown setting {key!r}; known settings: {', '.join(sorted(known))}")
-            clean[key] = _coerce(known[key], value, key) if isinstance(value, str) else value
+            clean[key] = _coerce(known[key], value) if isinstance(value, str) else value
         if "profile" in clean:  # switching profile per call: its fields first, the other changes on top
             clean = {**profile_values(clean["profile"]), **clean}
         return dataclasses.replace(self, **clean)
@@ -353,36 +424,109 @@ def weight_field(name: str) -> str:
     return field_name if field_name.endswith("_weight") else field_name + "_weight"
 
 
+def weight_names() -> list[str]:
+    """The weights a caller may set as they name them (`bm25`, `vector`, `temporal`, ...): the fields ending in
+    `_weight` but the Explorer's stopping threshold."""
+    return [f.name.removesuffix("_weight") for f in fields(Settings)
+            if f.name.endswith("_weight") and f.name != "explorer_stop_weight"]
+
+
 def env_name(f: dataclasses.Field) -> str:
     """The environment variable of a settings field."""
     return f.metadata.get("env") or "OHARA_" + f.name.upper()
 
 
-def describe() -> list[tuple[str, str, Any, str]]:
-    """(field, env var, default, help) for every setting, for docs and `ohara settings`."""
-    return [(f.name, env_name(f), f.default, f.metadata["help"]) for f in fields(Settings)]
+class SettingDoc(NamedTuple):
+    """One setting as documentation shows it; `bounds` is its range ("" for a setting that is not a number)."""
+
+    name: str
+    env: str
+    default: Any
+    help: str
+    bounds: str
 
 
-def _coerce(f: dataclasses.Field, raw: Any, where: str) -> Any:
-    kind = str(f.type)
+def describe() -> list[SettingDoc]:
+    """Every setting (field, env var, default, help, range), for docs and `ohara settings`."""
+    return [SettingDoc(f.name, env_name(f), f.default, f.metadata["help"], str(f.metadata["bounds"] or ""))
+            for f in fields(Settings)]
+
+
+def bounds_of(name: str) -> Bounds:
+    """The declared range of a numeric setting."""
+    bounds = _field(name).metadata["bounds"]
+    if bounds is None:
+        raise SettingsError(f"{name} is not a numeric setting")
+    return bounds
+
+
+def check_setting(name: str, value: Any) -> None:
+    """SettingsError unless `value` is acceptable for the setting `name` (unknown names included)."""
+    check_value(_field(name), value)
+
+
+def check_value(f: dataclasses.Field, value: Any) -> None:
+    """The one validator: a numeric field's value is a number of its kind (no bools, no NaN or
+    infinity, an integer where an integer belongs) inside its declared range; None where the field allows it."""
+    bounds, kind = f.metadata["bounds"], _kind(f)
+    if bounds is None or (value is None and "None" in str(f.type)):
+        return
+    integral = kind == "int"
+    number = isinstance(value, numbers.Integral if integral else numbers.Real) and not isinstance(value, bool)
+    if number and (integral or math.isfinite(value)) and value in bounds:
+        return
+    shown = repr(value) if isinstance(value, str) else str(value)
+    raise SettingsError(f"{env_name(f)}={shown}: {f.name} must be {_a_number(f)}")
+
+
+def _kind(f: dataclasses.Field) -> str:
+    """'int', 'float', 'bool' or 'str' (optional or not) from the field's annotation."""
+    return str(f.type).split("|")[0].strip()
+
+
+@functools.cache
+def _numeric_fields() -> tuple[dataclasses.Field, ...]:
+    return tuple(f for f in fields(Settings) if f.metadata["bounds"] is not None)
+
+
+@functools.cache
+def _fields_by_name() -> dict[str, dataclasses.Field]:
+    return {f.name: f for f in fields(Settings)}
+
+
+def _field(name: str) -> dataclasses.Field:
+    known = _fields_by_name()
+    if name not in known:
+        raise SettingsError(f"unknown setting {name!r}; known settings: {', '.join(sorted(known))}")
+    return known[name]
+
+
+def _coerce(f: dataclasses.Field, raw: Any) -> Any:
+    """A text value (the environment, a .env file, a per-call string) as the field's type; ranges are checked later."""
+    kind = _kind(f)
     text = str(raw).strip()
-    if kind.startswith("bool"):
+    if kind == "bool":
         low = text.lower()
         if low in _TRUE:
             return True
         if low in _FALSE:
             return False
-        if "None" in kind and low in {"auto", "none", ""}:
+        if "None" in str(f.type) and low in {"auto", "none", ""}:
             return None
-        raise SettingsError(f"{where}: expected true or false, got {text!r}")
+        raise SettingsError(f"{env_name(f)}={text!r}: {f.name} must be true or false")
     try:
-        if kind.startswith("int"):
+        if kind == "int":
             return int(text)
-        if kind.startswith("float"):
+        if kind == "float":
             return float(text)
     except ValueError:
-        raise SettingsError(f"{where}: expected a number, got {text!r}") from None
+        raise SettingsError(f"{env_name(f)}={text!r}: {f.name} must be {_a_number(f)}") from None
     return text
+
+
+def _a_number(f: dataclasses.Field) -> str:
+    bounds = f.metadata["bounds"]
+    return f"{'an integer' if _kind(f) == 'int' else 'a finite number'} in {bounds}"
 
 
 def read_env_file(path: Path) -> dict[str, str]:

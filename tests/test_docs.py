@@ -212,7 +212,7 @@ def test_generated_reference_is_current():
 
 def test_every_setting_is_in_the_settings_page():
     rows = set(re.findall(r"^\| `([A-Z0-9_]+)` \|", _page("settings.md"), re.M))
-    assert {env for _, env, _, _ in describe()} - rows == set(), "regenerate: cog -r docs/settings.md"
+    assert {doc.env for doc in describe()} - rows == set(), "regenerate: cog -r docs/settings.md"
 
 
 def _mentioned_variables(text: str) -> Iterator[str]:
@@ -230,7 +230,7 @@ def _mentioned_variables(text: str) -> Iterator[str]:
 
 
 def test_every_variable_the_docs_name_exists():
-    known = {env for _, env, _, _ in describe()} | set(NOT_SETTINGS)
+    known = {doc.env for doc in describe()} | set(NOT_SETTINGS)
     unknown = set()
     for page in PAGES:
         for name in _mentioned_variables(page.read_text(encoding="utf-8")):

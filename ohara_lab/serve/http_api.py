@@ -13,8 +13,11 @@ loopback by default and a bearer token (`OHARA_API_TOKEN`) required on any other
 address (the server refuses to start without one); no CORS headers, JSON bodies only
 (a page in a browser cannot post a form here), Host checked against loopback names
 (no DNS rebinding); bodies capped (`OHARA_API_MAX_BODY_KB`, 413) and parameters
-validated (422); ids checked against the id grammar before any lookup; no raw-query
-endpoint, no upload, no file access of any kind.
+validated (422 naming the field: NaN, infinities and numbers outside a setting's range,
+text with NUL or lone surrogates); ids checked against the id grammar before any lookup;
+no raw-query endpoint, no upload, no file access of any kind. With a token, the OpenAPI
+schema needs it too and the `/docs` and `/redoc` pages are off. Slow clients are cut off
+(`limits.py`: header and body deadlines, a cap on held connections).
 """
 from __future__ import annotations
 
@@ -23,17 +26,18 @@ import ipaddress
 import logging
 from typing import Any, Literal
 
-from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request
+from fastapi import Depends, FastAPI, HTTPException, Path, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
 from ..errors import NotFoundError, OharaError, SettingsError, StoreError, UsageError
 from ..ids import COLLECTIONS
-from .params import Depth, History, Limit, Mode, NodeId, QueryText, Question, Rank, Signal, Weights, history
+from .limits import RequestLimits, uvicorn_options
+from .params import Depth, History, Limit, Mode, NodeId, Offset, QueryText, Question, Rank, Signal, Weights, history
 from .service import AtlasService
 
 log = logging.getLogger(__name__)
@@ -76,15 +80,27 @@ class FeedbackRequest(_Body):
     rank: Rank | None = None
 
 
-def build_app(service: AtlasService, *, token: str | None, loopback: bool, max_body_bytes: int) -> FastAPI:
-    """The API over `service`. `token`: required as `Authorization: Bearer …` on every route when set."""
+def build_app(service: AtlasService, *, loopback: bool) -> FastAPI:
+    """The API over `service`, its token and body limits from `service.settings`.
+
+    With `OHARA_API_TOKEN` set, every route needs `Authorization: Bearer …`, the OpenAPI schema
+    (`/openapi.json`) included, and the browser pages `/docs` and `/redoc` are off: a page
+    loaded in a browser cannot send the header, so they could only show the schema to anyone.
+    """
+    settings = service.settings
+    token = settings.api_token
     app = FastAPI(title="ohara-lab", version=__version__, dependencies=[Depends(_bearer(token))],
-                  description="Read-only access to one ohara-lab atlas (feedback is the one write).")
+                  description="Read-only access to one ohara-lab atlas (feedback is the one write).",
+                  docs_url=None if token else "/docs", redoc_url=None if token else "/redoc",
+                  openapi_url=None if token else "/openapi.json")
     _routes(app, service)
+    if token:
+        app.get("/openapi.json", include_in_schema=False)(app.openapi)  # under the app's bearer dependency
     _errors(app)
     if loopback:
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=LOOPBACK_NAMES)
-    app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
+    app.add_middleware(RequestLimits, max_head_bytes=settings.api_max_header_kb * 1024,
+                       max_bytes=settings.api_max_body_kb * 1024, timeout_s=settings.api_body_timeout_s)
     return app
 
 
@@ -113,7 +129,7 @@ def _routes(app: FastAPI, service: AtlasService) -> None:
         return service.answer(req.question, mode=req.mode, session_history=history(req.session_history)).to_dict()
 
     @app.get("/documents", summary="The atlas's documents")
-    def documents(offset: int = Query(0, ge=0), limit: Limit | None = None) -> dict[str, Any]:
+    def documents(offset: Offset = 0, limit: Limit | None = None) -> dict[str, Any]:
         return service.documents(offset, limit)
 
     @app.get("/documents/{key}", summary="A document with its sections, paragraphs and tables in reading order")
@@ -142,49 +158,15 @@ def _errors(app: FastAPI) -> None:
         code = next((c for kind, c in status.items() if isinstance(exc, kind)), 500)
         return JSONResponse({"detail": str(exc)}, status_code=code)
 
-
-class BodyLimit:
-    """Refuse request bodies over `max_bytes` with 413, whether announced (Content-Length) or streamed."""
-
-    def __init__(self, app: ASGIApp, max_bytes: int):
-        self.app, self.max_bytes = app, max_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            await self._too_large(scope, receive, send)
-            return
-        body, more = b"", True
-        while more:  # small by construction: the whole body is read (at most max_bytes) before the app runs
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-            if len(body) > self.max_bytes:
-                await self._too_large(scope, receive, send)
-                return
-        await self.app(scope, _replay(body, receive), send)
-
-    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = JSONResponse({"detail": f"request body larger than {self.max_bytes} bytes"}, status_code=413)
-        await response(scope, receive, send)
+    @app.exception_handler(RequestValidationError)
+    def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        # FastAPI's own handler echoes each bad input, and a NaN or a lone surrogate cannot be written
+        # as JSON: the 422 became a 500. Where (loc) and why (msg) are enough to fix a request.
+        return JSONResponse({"detail": [_problem(e) for e in exc.errors()]}, status_code=422)
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()  # after the body: wait for the disconnect, as the server would
-
-    return replay
+def _problem(error: dict[str, Any]) -> dict[str, Any]:
+    return {"loc": list(error.get("loc", ())), "msg": str(error.get("msg", "")), "type": str(error.get("type", ""))}
 
 
 def check_bind(host: str, token: str | None) -> None:
@@ -195,10 +177,12 @@ def check_bind(host: str, token: str | None) -> None:
 
 
 def serve_http(service: AtlasService, host: str, port: int) -> None:
-    """Run the API on `host:port` until interrupted; refuses a non-loopback address without a token."""
+    """Run the API on `host:port` until interrupted; refuses a non-loopback address without a token.
+
+    What a client may hold is bounded by the `OHARA_API_*` limits (`limits.py`)."""
     import uvicorn  # noqa: PLC0415
 
     check_bind(host, service.settings.api_token)
-    app = build_app(service, token=service.settings.api_token, loopback=is_loopback(host),
-                    max_body_bytes=service.settings.api_max_body_kb * 1024)
-    uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False, timeout_graceful_shutdown=5)
+    app = build_app(service, loopback=is_loopback(host))
+    uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False, timeout_graceful_shutdown=5,
+                **uvicorn_options(service.settings))

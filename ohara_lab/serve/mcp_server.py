@@ -19,7 +19,7 @@ from mcp.types import ToolAnnotations
 
 from .. import __version__
 from ..errors import NotFoundError, OharaError
-from .params import Depth, History, Limit, Mode, NodeId, QueryText, Question, SnippetChars, Weights, history
+from .params import Depth, History, Limit, Mode, NodeId, Offset, QueryText, Question, SnippetChars, Weights, history
 from .service import AtlasService, brief, render_document, section_view
 
 INSTRUCTIONS = (
@@ -114,7 +114,7 @@ def build_server(service: AtlasService, *, allow_ingest: bool = False) -> MCPSer
 
     @server.tool(annotations=READ)
     @_tool_errors
-    def list_documents(offset: int = 0, limit: Limit | None = None) -> dict[str, Any]:
+    def list_documents(offset: Offset = 0, limit: Limit | None = None) -> dict[str, Any]:
         """The atlas's documents (id, title, published_date, status, source_file, uri of the readable resource)."""
         return service.documents(offset, limit)
 

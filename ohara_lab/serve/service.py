@@ -26,6 +26,9 @@ from ..settings import Settings, weight_field
 # Ids are content hashes and slugs: letters, digits, '-' and '_'. Nothing else is ever
 # looked up, so '..', '/', '%2F' and friends are refused before they reach the store.
 _KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,199}")
+# A JSON string may hold a lone surrogate ("\ud800"), which no UTF-8 reply or database can carry, and NULs,
+# which C strings (FTS5 queries, logs) cut short; no text a caller sends may hold either.
+_NOT_TEXT = re.compile("[\x00\ud800-\udfff]")
 GRAPH_DEPTH_MAX = 4
 SNIPPET_CHARS = 200
 
@@ -41,6 +44,15 @@ def node_ref(node_id: str) -> str:
 def document_ref(doc_id: str) -> str:
     """A document's key or full id -> its full id (`documents/<key>`)."""
     return node_ref(doc_id if doc_id.startswith("documents/") else "documents/" + doc_id)
+
+
+def text_problem(text: str) -> str | None:
+    """Why `text` is not plain Unicode text (a NUL, a lone surrogate), or None when it is."""
+    found = _NOT_TEXT.search(text)
+    if found is None:
+        return None
+    what = "a NUL character" if found.group() == "\x00" else f"a lone surrogate (U+{ord(found.group()):04X})"
+    return f"holds {what} at position {found.start()}: not plain Unicode text"
 
 
 def document_summary(doc: Any) -> dict[str, Any]:
@@ -87,6 +99,9 @@ class AtlasService:
             raise UsageError(f"{what} is empty")
         if len(text) > self.settings.api_max_text_chars:
             raise UsageError(f"{what} is longer than {self.settings.api_max_text_chars} characters")
+        problem = text_problem(text)
+        if problem:
+            raise UsageError(f"{what} {problem}")
         return text
 
     def query(self, text: str, *, mode: str = "standard", limit: int | None = None,
@@ -113,6 +128,8 @@ class AtlasService:
         return self.atlas.stats()
 
     def documents(self, offset: int = 0, limit: int | None = None) -> dict[str, Any]:
+        if offset < 0 or (limit is not None and limit < 1):
+            raise UsageError(f"offset must be 0 or more and limit 1 or more, got offset={offset}, limit={limit}")
         docs = self.atlas.documents()
         chosen = docs[offset: offset + limit if limit is not None else None]
         return {"documents": [document_summary(d) for d in chosen], "total": len(docs), "offset": offset,

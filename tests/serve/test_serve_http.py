@@ -148,6 +148,51 @@ def test_bad_query_parameters_get_422(server, body):
     assert "Traceback" not in r.text
 
 
+# Raw JSON (httpx would refuse to write NaN): what a hostile client sends -> the field the 422 must name.
+HOSTILE_BODIES = [
+    ('{"text": "patent licences", "weights": {"bm25": NaN}}', ["body", "weights"], "OHARA_BM25_WEIGHT=nan"),
+    ('{"text": "patent licences", "weights": {"vector": Infinity}}', ["body", "weights"], "OHARA_VECTOR_WEIGHT=inf"),
+    ('{"text": "patent licences", "weights": {"ppr": -Infinity}}', ["body", "weights"], "OHARA_PPR_WEIGHT=-inf"),
+    ('{"text": "patent licences", "weights": {"bm25": 1e999}}', ["body", "weights"], "OHARA_BM25_WEIGHT=inf"),
+    ('{"text": "patent licences", "weights": {"bm25": -1}}', ["body", "weights"], "in [0, 100]"),
+    ('{"text": "patent licences", "weights": {"bm25": 1e308, "vector": 1e308}}', ["body", "weights"], "in [0, 100]"),
+    ('{"text": "patent licences", "weights": {"explorer_stop": 0.1}}', ["body", "weights"], "not a fusion weight"),
+    ('{"text": "patent licences", "limit": 1e999}', ["body", "limit"], "finite"),
+    ('{"text": "patent licences", "limit": NaN}', ["body", "limit"], "finite"),
+    ('{"text": "pat\\ud800ent licences"}', ["body", "text"], "unicode"),
+    ('{"text": "patent\\u0000 licences"}', ["body", "text"], "NUL"),
+    ('{"text": "q", "session_history": [{"role": "user", "content": "\\udfff"}]}',
+     ["body", "session_history", 0, "content"], "unicode"),
+    ('{"question": "who? \\udbff"}', ["body", "question"], "unicode"),
+]
+
+
+@pytest.mark.parametrize(("raw", "loc", "says"), HOSTILE_BODIES, ids=[b for b, _, _ in HOSTILE_BODIES])
+def test_nan_infinite_out_of_range_numbers_and_broken_text_get_422_naming_the_field(server, raw, loc, says):
+    path = "/answer" if raw.startswith('{"question"') else "/query"
+    r = server.client.post(path, content=raw.encode(), headers={"content-type": "application/json"})
+    assert r.status_code == 422, (r.status_code, r.text)
+    problems = r.json()["detail"]
+    assert [p["loc"] for p in problems] == [loc] and says.lower() in problems[0]["msg"].lower(), problems
+
+
+def test_hostile_numbers_and_text_in_feedback_and_listing_get_422(server, served_atlas):
+    hit = server.client.post("/query", json={"text": "patent licences", "limit": 1}).json()["results"][0]["id"]
+    with Atlas.open(served_atlas, read_only=True, **OFFLINE) as atlas:
+        before = len(atlas.store.feedback())
+    for raw, loc in ((f'{{"query": "q", "node_id": "{hit}", "signal": "positive", "rank": {10**24}}}', "rank"),
+                     (f'{{"query": "q", "node_id": "{hit}", "signal": "positive", "rank": NaN}}', "rank"),
+                     (f'{{"query": "q\\u0000", "node_id": "{hit}", "signal": "positive"}}', "query"),
+                     (f'{{"query": "q\\ud800", "node_id": "{hit}", "signal": "positive"}}', "query")):
+        r = server.client.post("/feedback", content=raw.encode(), headers={"content-type": "application/json"})
+        assert r.status_code == 422 and [p["loc"] for p in r.json()["detail"]] == [["body", loc]], (raw, r.text)
+    for params, loc in (({"offset": -1}, "offset"), ({"limit": 0}, "limit"), ({"offset": "1e999"}, "offset")):
+        r = server.client.get("/documents", params=params)
+        assert r.status_code == 422 and [p["loc"] for p in r.json()["detail"]] == [["query", loc]], r.text
+    with Atlas.open(served_atlas, read_only=True, **OFFLINE) as atlas:
+        assert len(atlas.store.feedback()) == before
+
+
 def test_bad_feedback_gets_422_and_writes_nothing(server, served_atlas):
     with Atlas.open(served_atlas, read_only=True, **OFFLINE) as atlas:
         before = len(atlas.store.feedback())
@@ -196,23 +241,46 @@ def test_refuses_to_listen_beyond_loopback_without_a_token(served_atlas):
         "machine, or keep the default --host 127.0.0.1"]
 
 
-def test_non_loopback_bind_requires_the_token(served_atlas):
-    token = "t0k-" + "9" * 40
-    served = Served(served_atlas, host="0.0.0.0", env={**ENV, "OHARA_API_TOKEN": token})
-    try:
-        c = served.client
-        for method, path, body in (("GET", "/stats", None), ("GET", "/documents", None),
-                                   ("POST", "/query", {"text": QUESTION}),
-                                   ("POST", "/feedback", {"query": "q", "node_id": "paragraphs/a-00001",
-                                                          "signal": "positive"})):
-            assert c.request(method, path, json=body).status_code == 401
-            assert c.request(method, path, json=body, headers={"Authorization": "Bearer wrong"}).status_code == 401
-        ok = c.get("/stats", headers={"Authorization": f"Bearer {token}"})
-        assert ok.status_code == 200 and ok.json()["documents"] == 7
-        assert c.get("/stats").headers["www-authenticate"] == "Bearer"
-    finally:
-        err = served.stop()
-    assert token not in err
+TOKEN = "t0k-" + "9" * 40
+
+
+@pytest.fixture(scope="module")
+def token_server(served_atlas):
+    served = Served(served_atlas, host="0.0.0.0", env={**ENV, "OHARA_API_TOKEN": TOKEN})
+    yield served
+    assert TOKEN not in served.stop()
+
+
+def test_non_loopback_bind_requires_the_token(token_server):
+    c = token_server.client
+    for method, path, body in (("GET", "/stats", None), ("GET", "/documents", None),
+                               ("POST", "/query", {"text": QUESTION}),
+                               ("POST", "/feedback", {"query": "q", "node_id": "paragraphs/a-00001",
+                                                      "signal": "positive"})):
+        assert c.request(method, path, json=body).status_code == 401
+        assert c.request(method, path, json=body, headers={"Authorization": "Bearer wrong"}).status_code == 401
+    ok = c.get("/stats", headers={"Authorization": f"Bearer {TOKEN}"})
+    assert ok.status_code == 200 and ok.json()["documents"] == 7
+    assert c.get("/stats").headers["www-authenticate"] == "Bearer"
+
+
+def test_with_a_token_the_schema_needs_it_and_the_browser_pages_are_off(token_server):
+    c, auth = token_server.client, {"Authorization": f"Bearer {TOKEN}"}
+    for path in ("/openapi.json", "/docs", "/redoc", "/docs/oauth2-redirect"):
+        r = c.get(path)
+        assert r.status_code in (401, 404), (path, r.status_code)
+        assert "/feedback" not in r.text and "swagger" not in r.text.lower() and "redoc" not in r.text.lower(), path
+    assert c.get("/openapi.json").status_code == 401
+    schema = c.get("/openapi.json", headers=auth)
+    assert schema.status_code == 200 and "/query" in schema.json()["paths"]
+    assert all(c.get(p, headers=auth).status_code == 404 for p in ("/docs", "/redoc", "/docs/oauth2-redirect"))
+
+
+def test_without_a_token_on_loopback_the_schema_and_pages_are_served(server):
+    assert server.client.get("/openapi.json").status_code == 200
+    docs = server.client.get("/docs")
+    assert docs.status_code == 200 and "swagger" in docs.text.lower()
+    assert server.client.get("/redoc").status_code == 200
 
 
 # --------------------------------------------------------------------------- readers beside a writer

@@ -141,10 +141,34 @@ def test_bad_ids_and_absent_ingest_are_refused(atlas_copy, tmp_path):
     assert "ingest" in out["ingest"].lower() and "unknown tool" in out["ingest"].lower()
     assert "node_id" in out["traversal"]
     assert "no such node paragraphs/feedbeef-00001" in out["missing"]
-    assert "unknown setting 'nonsense_weight'" in out["weights"]
+    assert "'nonsense' is not a fusion weight; known: bm25, sumo" in out["weights"]
     assert "limit must be between 1 and 100" in out["limit"]
     with Atlas.open(atlas_copy, read_only=True, **OFFLINE) as atlas:
         assert len(atlas.documents()) == 7
+
+
+BAD_NUMBERS = [  # (tool, arguments, what the one-line error must say)
+    ("query", {"text": "x", "weights": {"bm25": -1.0}}, "OHARA_BM25_WEIGHT=-1.0: bm25_weight must be a finite number in [0, 100]"),
+    ("query", {"text": "x", "weights": {"vector": 1e308}}, "OHARA_VECTOR_WEIGHT=1e+308"),
+    ("query", {"text": "x", "weights": {"ppr": 100.5}}, "in [0, 100]"),
+    ("explain", {"text": "x", "node_id": "paragraphs/a-00001", "weights": {"temporal": -0.1}}, "OHARA_TEMPORAL_WEIGHT"),
+    ("query", {"text": "x", "limit": 0}, "limit"),
+    ("query", {"text": "x", "snippet_chars": -1}, "snippet_chars"),
+    ("query", {"text": "x\u0000y"}, "NUL"),
+    ("get_graph_context", {"node_id": "paragraphs/a-00001", "depth": 99}, "depth"),
+    ("list_documents", {"offset": -1}, "offset"),
+    ("list_documents", {"limit": 0}, "limit"),
+]
+
+
+def test_bad_numbers_in_tool_arguments_are_one_line_errors(atlas_copy):
+    async def body(client: Client) -> list[str]:
+        return [await error_of(client, tool, args) for tool, args, _ in BAD_NUMBERS]
+
+    errors = with_client(["--atlas", str(atlas_copy)], body)
+    for (tool, args, says), error in zip(BAD_NUMBERS, errors):
+        assert says in error, (tool, args, error)
+        assert "Traceback" not in error
 
 
 def test_ingest_only_inside_its_roots(samples_atlas_dir, tmp_path):
