@@ -225,7 +225,19 @@ class Atlas:
         usage = self.store.get_meta("llm_usage")
         if usage:
             out["llm_usage"] = usage
+        out["entity_noise"] = self._entity_noise()
         return out
+
+    def _entity_noise(self) -> dict[str, int]:
+        """Mentions each noise rule dropped or retyped, summed over the documents (each records its own at
+        ingest, so re-ingesting a document replaces its counts instead of adding to them)."""
+        from .entities.noise import NoiseRules  # noqa: PLC0415
+
+        total = dict.fromkeys(NoiseRules.load().names, 0)
+        for doc in self.store.list_documents():
+            for rule, n in ((doc.meta or {}).get("entity_noise") or {}).items():
+                total[rule] = total.get(rule, 0) + int(n)
+        return total
 
     def check(self, *, fix: bool = False) -> list[Problem]:
         """Integrity problems (empty when the atlas is sound); `fix=True` repairs what is mechanical first.

@@ -1,7 +1,10 @@
 """Entity validation rules (spec §2.8): type check, canonical repair, opaque tokens, merge.
 
 Every extractor (LLM, spaCy, rule-based) hands its raw mentions to
-`clean_mentions`, so one set of rules decides what becomes an entity.
+`clean_mentions`, so one set of rules decides what becomes an entity. Names that
+are noise or carry a contradicted type are screened after it, once per document,
+by `noise.py` with the rule list `noise_rules.json` (data, not code): some of those
+rules read the whole document, which a per-node cleaner never sees.
 
 Deviations from the original, all deliberate:
 

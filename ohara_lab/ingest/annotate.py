@@ -2,7 +2,9 @@
 
 Nodes that came back from an LLM with SUMO candidates and candidate entities keep
 them (validated); every other node gets the offline lexicon tagger and the
-offline entity extractor, run in batches over the whole document.
+offline entity extractor, run in batches over the whole document. Every mention,
+whichever its source, then passes the document's noise screen (`entities.noise`),
+whose per-rule counts the document records.
 """
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..entities.noise import screen_document
 from ..entities.rules import clean_mentions
 from ..ids import node_id, norm_key, slugify
 from ..records import ENTITY_TYPES, Edge, Entity, Mention, Paragraph, Table
@@ -36,6 +39,7 @@ class Extractor(Protocol):
 class Annotations:
     entities: list[Entity] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
+    noise: dict[str, int] = field(default_factory=dict)  # noise rule -> mentions it dropped or retyped
 
 
 def node_text(node: Paragraph | Table) -> str:
@@ -64,8 +68,9 @@ def needs_extractor(structure: Structure, node: Paragraph | Table) -> bool:
 def annotate(structure: Structure, tagger: Tagger, extractor: Extractor, *, tags_per_node: int = 4) -> Annotations:
     nodes = annotated_nodes(structure)
     _tag(nodes, tagger, tags_per_node)
-    mentions = _mentions(structure, nodes, extractor)
-    out = _link_entities(nodes, mentions)
+    screened = screen_document([node_text(n) for n in nodes], _mentions(structure, nodes, extractor))
+    out = _link_entities(nodes, screened.mentions)
+    out.noise = dict(sorted(screened.counts.items()))
     _section_tags(structure)
     return out
 

@@ -233,6 +233,7 @@ class Ingestor:
         builders = {"extractor": self.extractor.name, "structurer": self.structurer_name,
                     "ontology_version": getattr(self.ontology, "version", None)}
         document = document_record(prep, origin, size, title, temporal, toc, builders, self.extra_meta)
+        document.meta["entity_noise"] = ann.noise  # per rule; `Atlas.stats` sums the documents'
         graph = DocumentGraph(document=document, sections=structure.sections, paragraphs=structure.paragraphs,
                               tables=structure.tables, entities=ann.entities,
                               edges=structure.edges + ann.edges + toc_ref_edges(prep.doc_id, toc, structure.sections))

@@ -6,6 +6,12 @@ markdown-it-py; headings become Part/Chapter/Section/Subsection by level, blocks
 become Paragraph / ListItem / Table / Figure / Code nodes, and the sections a
 document names (Abstract, Preface, References, Index, Appendix, ...) give their
 text its DoCO type and front/body/back-matter part.
+
+Headings written at one Markdown depth whose labels say otherwise ("## 2." then
+"## 2.1", "## Article I" then "## Section 1", common in converted PDFs and Word
+files) are nested by their labels (`ohara_lab.parse.outline`): each Markdown depth
+keeps its own outline, so a labelled heading sits as many levels below its depth as
+its outline places it, and an unlabelled heading closes the outlines at and below it.
 """
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from ..parse.outline import Outline, parse_label
 from ..records import Chunk
 from .special import is_running_head
 
@@ -64,6 +71,7 @@ class OfflineStructurer:
     part: str = "front_matter"
     seen_body_heading: bool = False
     pending_label: tuple[str, int] | None = None
+    outlines: dict[int, Outline] = field(default_factory=dict)  # Markdown depth -> its labelled headings
 
     def structure(self, chunk: Chunk) -> list[dict[str, Any]]:
         tokens = _MD.parse(chunk.text)
@@ -110,7 +118,7 @@ class OfflineStructurer:
         if self.plan.title and depth == 1 and title == self.plan.title:
             return {"type": "Title", "part": "front_matter", "title": title, "content": title,
                     "metadata": {"page": page}}
-        level = max(1, depth - self.plan.shift)
+        level = max(1, depth - self.plan.shift) + self._label_depth(depth, title)
         if LABEL_ONLY.match(title) and followed_by_heading:
             # "CHAPTER 1" followed by "Introduction": keep the label, title comes next.
             self.pending_label = (title, level)
@@ -135,6 +143,17 @@ class OfflineStructurer:
         if label:
             node["label"] = label
         return node
+
+    def _label_depth(self, depth: int, title: str) -> int:
+        """How many levels below its Markdown depth the heading's label puts it (0 when unlabelled)."""
+        for deeper in [d for d in self.outlines if d > depth]:
+            del self.outlines[deeper]
+        parsed = parse_label(title)
+        outline = self.outlines.setdefault(depth, Outline())
+        if parsed is None or any(r.family == "appendix" for r in parsed[0]):
+            outline.reset()
+            return 0
+        return outline.place(parsed[0], force=True) or 0
 
     def _inline(self, tok: Token, tokens: list[Token], i: int, page: int) -> dict[str, Any] | None:
         parent = _enclosing(tokens, i)

@@ -7,13 +7,23 @@ heading only when it is short and
 * underlined with `===` (title rank) or `---` (major rank), setext style;
 * centred (GPL "Preamble") or in capitals ("TERMS AND CONDITIONS"), on one line
   or up to three: title rank when it opens the document, else major rank;
-* numbered on a line of its own ("0. Definitions.", "  1.2 Scope"): section rank,
-  unless the next block is a numbered line too (a list);
+* labelled (`outline`): "0. Definitions.", "  1.2 Scope", "(a) In General", "SEC. 2.",
+  "ARTICLE IV", on a line of its own (unless the next block is a numbered line too: a
+  list), atop a block of body text, or run in: "2. Grant of Copyright License. Subject
+  to ..." becomes the heading "2. Grant of Copyright License." and a paragraph. A
+  labelled heading must continue its outline ("2.1" under "2.", "3." after "2."), so a
+  numbered list item inside section 4 stays text. A keyword label alone ("ARTICLE IV")
+  takes the title on the next line. Unlabelled run-in titles ("Definitions. In this
+  Act ...") count only in a document with at least three of them;
+* "APPENDIX ...", "Annex B", ...: major rank when the document has major headings;
+* outdented, in title case, without a full stop, when the body is indented (RFCs'
+  "Status of This Memo"): the rank of the top labelled headings;
 * the document's first line, standing alone without a full stop: title rank.
 
-The ranks a document uses are numbered 1, 2, 3 in that order, so GPL-3 gets
-`#` title, `##` "TERMS AND CONDITIONS", `###` "0. Definitions." and a licence
-with only a title and numbered sections gets `#` and `##`. A leading block whose
+Labelled headings rank below major ones, one rank per outline depth. The ranks a
+document uses are numbered 1, 2, 3 in that order, so GPL-3 gets `#` title, `##`
+"TERMS AND CONDITIONS", `###` "0. Definitions." and a licence with only a title and
+numbered sections gets `#` and `##`. A leading block whose
 lines are all centred is the title block: its first line is the heading, the
 rest stay as text. Other blocks keep every word: hard-wrapped prose is re-flowed
 into one line per paragraph, lists get one line per item, and anything else
@@ -28,11 +38,13 @@ from pathlib import Path
 
 from ..records import ParsedDocument
 from . import markup
+from .outline import Label, Outline, is_title, parse_label, split_run_in
 from .sniff import decode_utf8
 
 _MAX_HEADING_CHARS = 80
 _MAX_HEADING_WORDS = 12
 _NUMBERED = re.compile(r"^(?:\d+\.)*\d+\.?\s+\S")
+_MIN_UNLABELLED_RUN_INS = 3  # one "Definitions. ..." paragraph may be prose; three are a pattern
 _LIST_ITEM = re.compile(r"^(?:[-*+•]|\(?[0-9]{1,3}[.)]|\(?[a-zA-Z][.)]|\([ivxlc]{1,5}\))\s+\S")
 _UNDERLINE = re.compile(r"^\s*(={3,}|-{3,})\s*$")
 _PAGE = "\f"
@@ -109,9 +121,15 @@ def _is_numbered(text: str) -> bool:
     return bool(_NUMBERED.match(text)) and text.split(None, 1)[1][:1].isupper()
 
 
-# Heading ranks; the ranks a document uses are renumbered 1, 2, 3 so a licence
-# with a title and numbered sections gets # and ##, not # and ###.
-_TITLE, _MAJOR, _NUMBERED_SECTION = 1, 2, 3
+def _number_depth(text: str) -> int:
+    """How deep a numbered line's number goes: "2." -> 1, "2.1" -> 2."""
+    return text.split(None, 1)[0].rstrip(".").count(".") + 1
+
+
+# Heading ranks; a labelled heading takes _LABELLED + its outline depth. The ranks a
+# document uses are renumbered 1, 2, 3 so a licence with a title and numbered sections
+# gets # and ##, not # and ###.
+_TITLE, _MAJOR, _LABELLED = 1, 2, 3
 
 
 @dataclass
@@ -126,14 +144,27 @@ class _Converter:
         self.blocks = _blocks(lines)
         self.out: list[str | _Heading] = []
         self.seen_content = False
+        self.seen_major = False
+        self.outline = Outline()
+        self.list_depth: int | None = None  # depth of the numbered list item just read, if the last block was one
+        run_ins = sum(split_run_in(b[0], labelled=False) is not None for b in self.blocks)
+        self.unlabelled_run_ins = run_ins >= _MIN_UNLABELLED_RUN_INS
 
     def run(self) -> str:
-        for i, block in enumerate(self.blocks):
+        i = 0
+        while i < len(self.blocks):
+            block, following = self.blocks[i], self.blocks[i + 1] if i + 1 < len(self.blocks) else None
+            i += 1
             if block == [_PAGE]:
                 if self.seen_content:
                     self.out.append(markup.PAGE_BREAK)
                 continue
-            self.block(block, self.blocks[i + 1] if i + 1 < len(self.blocks) else None)
+            list_depth = self.list_depth
+            self.list_depth = None
+            if self.label_and_title(block, following):
+                i += 1  # the title line is part of the heading
+            else:
+                self.block(block, following, list_depth)
             self.seen_content = True
         while self.out and self.out[-1] == markup.PAGE_BREAK:
             self.out.pop()  # a trailing form feed ends the last page, it opens no new one
@@ -143,24 +174,31 @@ class _Converter:
             for item in self.out
         )
 
-    def block(self, block: list[str], following: list[str] | None) -> None:
+    def heading(self, rank: int, text: str) -> None:
+        if rank < _LABELLED:
+            self.outline.reset()  # "TERMS AND CONDITIONS", "NO WARRANTY" close every numbered section
+            self.seen_major = self.seen_major or rank == _MAJOR
+        self.out.append(_Heading(rank, text))
+
+    def block(self, block: list[str], following: list[str] | None, list_depth: int | None = None) -> None:
         underline = next((j for j in range(1, len(block)) if self.underlines(block, j)), None)
         if underline is not None and _heading_like(block[underline - 1].strip()):
             if underline > 1:
                 self.block(block[: underline - 1], None)
-            rank = _TITLE if block[underline].strip().startswith("=") else _MAJOR
-            self.out.append(_Heading(rank, block[underline - 1]))
+            self.heading(self.underlined_rank(block[underline - 1], block[underline]), block[underline - 1])
             if underline + 1 < len(block):
                 self.block(block[underline + 1 :], following)
             return
+        if self.run_in(block):
+            return
         if len(block) == 1:
-            rank = self.heading_rank(block[0], following)
+            rank = self.heading_rank(block[0], following, list_depth)
             if rank:
-                self.out.append(_Heading(rank, block[0]))
+                self.heading(rank, block[0])
                 return
         elif not self.seen_content and all(self.layout.is_centred(line) for line in block):
             if _heading_like(block[0].strip()):
-                self.out.append(_Heading(_TITLE, block[0]))
+                self.heading(_TITLE, block[0])
                 self.out.append(self.lines(block[1:]))
                 return
         elif len(block) <= 3 and all(
@@ -168,7 +206,10 @@ class _Converter:
         ):
             # GPL-2 repeats its title above "TERMS AND CONDITIONS FOR COPYING, ...":
             # one heading set on two lines.
-            self.out.append(_Heading(_MAJOR, " ".join(line.strip() for line in block)))
+            self.heading(_MAJOR, " ".join(line.strip() for line in block))
+            return
+        elif self.heading_atop(block):
+            self.out.append(self.paragraph(block[1:]))
             return
         self.out.append(self.paragraph(block))
 
@@ -182,21 +223,126 @@ class _Converter:
         text = line.strip()
         return _heading_like(text) and (self.layout.is_centred(line) or _is_caps(text))
 
-    def heading_rank(self, line: str, following: list[str] | None) -> int | None:
+    def is_outdented(self, line: str) -> bool:
+        """Set left of an indented body, as RFCs set "Status of This Memo"."""
+        indent = len(line) - len(line.lstrip())
+        return self.layout.indent >= 2 and indent <= self.layout.indent - 2
+
+    def heading_rank(self, line: str, following: list[str] | None, list_depth: int | None = None) -> int | None:
         text = line.strip()
         if not _heading_like(text):
             return None
         if _is_numbered(text):
+            depth = _number_depth(text)
             # A run of one-line numbered blocks is a list, not a run of sections.
-            if following and len(following) == 1 and _is_numbered(following[0].strip()):
-                if following[0].split(None, 1)[0].count(".") <= text.split(None, 1)[0].count("."):
-                    return None
-            return _NUMBERED_SECTION
+            if (following and len(following) == 1 and _is_numbered(following[0].strip())
+                    and _number_depth(following[0].strip()) <= depth) or list_depth == depth:
+                self.list_depth = depth
+                return None
+            return self.labelled(text, loose=True)  # a number breaking the outline is a list item
+        rank = self.labelled(text, loose=False)
+        if rank:
+            return rank
         if self.is_display(line):
-            return _MAJOR if self.seen_content else _TITLE
+            # A centred line above every other heading is the title, even below a memo header (RFCs).
+            first_heading = not any(isinstance(item, _Heading) for item in self.out)
+            return _TITLE if not self.seen_content or (first_heading and self.layout.is_centred(line)) else _MAJOR
         if not self.seen_content and not text.endswith((".", ":", "!", "?")):
             return _TITLE  # a short first line on its own is the document's title
+        if self.is_outdented(line) and is_title(text) and "   " not in text and not text.endswith((".", ":", "!", "?")):
+            self.outline.reset()  # "Author's Address" closes section 4 as "Appendix A" does
+            return _LABELLED
         return None
+
+    def underlined_rank(self, text: str, underline: str) -> int:
+        """Setext headings: title rank for `===`, major for `---`, unless labelled ("1. Definitions" over
+        dashes, MPL-2.0): then a labelled heading, so "2.1" below "2." nests under it."""
+        parsed = parse_label(text.strip())
+        if parsed is not None and not underline.strip().startswith("="):
+            if any(r.family == "appendix" for r in parsed[0]):
+                return self.appendix_rank()
+            depth = self.outline.place(parsed[0], force=True)
+            if depth is not None:
+                return _LABELLED + depth
+        return _TITLE if underline.strip().startswith("=") else _MAJOR
+
+    def appendix_rank(self) -> int:
+        """"APPENDIX: How to apply ...": beside the major headings, or the top sections when there are none."""
+        self.outline.reset()
+        return _MAJOR if self.seen_major else _LABELLED
+
+    def labelled(self, text: str, *, loose: bool) -> int | None:
+        """The rank of `text` as a labelled heading of its own, placed in the outline; None if it is not one."""
+        parsed = parse_label(text)
+        if parsed is None:
+            return None
+        readings, rest = parsed
+        if any(r.family == "appendix" for r in readings):
+            return self.appendix_rank()
+        if rest and not (is_title(rest, loose=loose) or _is_caps(rest)):
+            return None
+        if not rest and not any(r.family for r in readings):
+            return None
+        depth = self.outline.place(readings)
+        return None if depth is None else _LABELLED + depth
+
+    def label_and_title(self, block: list[str], following: list[str] | None) -> bool:
+        """A keyword label alone ("ARTICLE IV") and its title on the next line ("DEFINITIONS"): one heading."""
+        if len(block) != 1 or not following or len(following) != 1:
+            return False
+        parsed = parse_label(block[0])
+        title = following[0].strip()
+        if parsed is None or parsed[1] or not any(r.family for r in parsed[0]):
+            return False
+        if not _heading_like(title) or parse_label(title) is not None or not (is_title(title) or _is_caps(title)):
+            return False
+        rank = self.labelled(block[0].strip(), loose=False)
+        if rank is None:
+            return False
+        self.heading(rank, f"{block[0].strip()} {title}")
+        return True
+
+    def run_in(self, block: list[str]) -> bool:
+        """A run-in heading opening the block's first line: the heading, then the rest as a paragraph."""
+        first = block[0].strip()
+        split = split_run_in(first)
+        readings: list[Label] | None = None
+        if split is not None:
+            parsed = parse_label(split[0])
+            readings = parsed[0] if parsed else None
+        elif self.unlabelled_run_ins:
+            split = split_run_in(first, labelled=False)
+            readings = [Label("run-in", (), split[0])] if split else None
+        if split is None or readings is None or any(r.family == "appendix" for r in readings):
+            return False
+        depth = self.outline.place(readings)
+        if depth is None:
+            return False
+        head, body = split
+        indent = block[0][: len(block[0]) - len(block[0].lstrip())]
+        rest = [indent + body, *block[1:]]
+        wrapped = len(block) > 1 and all(self.layout.is_full(line) for line in block[:-1])
+        self.heading(_LABELLED + depth, head)
+        self.out.append(self.reflow(rest) if wrapped else self.paragraph(rest))
+        return True
+
+    def heading_atop(self, block: list[str]) -> bool:
+        """A short labelled title line directly above its body text ("1. Introduction" then "This ...")."""
+        first, second = block[0].strip(), block[1].strip()
+        if self.layout.is_full(block[0]) or not _heading_like(first) or parse_label(second) is not None:
+            return False
+        if not any(self.layout.is_full(line) or line.rstrip().endswith(".") for line in block[1:]):
+            return False  # an address ("A. Rockpool", "Example Pools"), not a title over its body
+        if not second[:1].isupper() or parse_label(first) is None:
+            return False
+        parsed = parse_label(first)
+        if parsed is None or not parsed[1] or not (is_title(parsed[1]) or _is_caps(parsed[1])):
+            return False
+        rank = self.labelled(first, loose=False)
+        if rank is None:
+            return False
+        self.heading(rank, block[0])
+        return True
 
     def paragraph(self, block: list[str]) -> str:
         items = [i for i, line in enumerate(block) if _LIST_ITEM.match(line.strip())]

@@ -97,8 +97,11 @@ Counting starts at low tide.
 \f
 NO WARRANTY
 
-  2. Warranty.  There is no warranty of any kind, and this numbered
-line starts a paragraph rather than a section heading.
+  2. Warranty.  There is no warranty of any kind, and this run-in
+numbered heading opens a section of its own, a sibling of the others.
+
+  3. This clause has a number but no title of its own, so it stays a
+paragraph of the section above.
 
 # not a heading, just a hash in plain text
 
@@ -117,6 +120,7 @@ def test_text_headings_from_centring_capitals_numbers_and_underlines(tmp_path):
         (3, "1. Permissions."),
         (1, "Methods"),
         (2, "NO WARRANTY"),
+        (3, "2. Warranty."),
     ]
     assert doc.title == "THE TIDE POOL LICENCE"
 
@@ -222,3 +226,124 @@ def test_html_metadata(tmp_path):
     doc = parse_file(_write(tmp_path, "guide.htm", PAGE))
     assert doc.title == "Rock Pool Guide"
     assert doc.metadata == {"authors": ["Ann Author"], "date": "2021-03-04", "language": "en"}
+
+
+# --------------------------------------------------------------------------- numbered and lettered headings
+
+CORPUS = Path(__file__).parents[2] / "ohara_lab" / "samples" / "corpus"
+FIXTURES = Path(__file__).parent / "fixtures"
+MPL2 = Path("/usr/share/common-licenses/MPL-2.0")
+
+
+def _headings_of(path: Path) -> list[tuple[int, str]]:
+    return headings(parse_file(path).markdown)
+
+
+def test_apache_licence_sections_are_siblings():
+    path = CORPUS / "Apache-2.0.txt"
+    doc = parse_file(path)
+    terms = [(3, t) for t in (
+        "1. Definitions.", "2. Grant of Copyright License.", "3. Grant of Patent License.", "4. Redistribution.",
+        "5. Submission of Contributions.", "6. Trademarks.", "7. Disclaimer of Warranty.",
+        "8. Limitation of Liability.", "9. Accepting Warranty or Additional Liability.")]
+    assert headings(doc.markdown) == [
+        (1, "Apache License"), (2, "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION"), *terms,
+        (2, "END OF TERMS AND CONDITIONS"), (2, "APPENDIX: How to apply the Apache License to your work."),
+    ]
+    blocks = doc.markdown.split("\n\n")
+    # The run-in heading leaves its body a paragraph of its own; the lettered conditions stay text.
+    assert any(b.startswith("Subject to the terms and conditions of this License, each Contributor") for b in blocks)
+    assert any(b.startswith("(a) You must give any other recipients") for b in blocks)
+    assert _words(doc.markdown) == path.read_text(encoding="utf-8").split()
+
+
+def test_rfc_style_text():
+    path = FIXTURES / "rfc-9999-tide-pool.txt"
+    doc = parse_file(path)
+    assert headings(doc.markdown) == [
+        (1, "The Tide Pool Observation Protocol"), (2, "Abstract"), (2, "Status of This Memo"),
+        (2, "Table of Contents"), (2, "1. Introduction"), (3, "1.1. Requirements Language"),
+        (2, "2. Protocol Overview"), (3, "2.1. Message Format"), (3, "2.2. Error Handling"),
+        (2, "3. Security Considerations"), (2, "4. References"), (2, "Appendix A. Example Session"),
+        (2, "Author's Address"),
+    ]
+    # Not headings: the numbered steps inside section 2, the lettered fields of 2.1, the page
+    # footer and header, the TOC lines and the author's initial in the address.
+    blocks = [b.strip() for b in doc.markdown.split("\n\n")]
+    assert "3.  The observer sends its counts and closes the connection." in blocks
+    assert "(b) the number of animals seen." in blocks
+    assert any(b.startswith("Rockpool ") and b.endswith("[Page 1]") for b in blocks)
+    assert "A. Rockpool\nExample Pools\nEmail: observer@example.org" in blocks
+    assert _words(doc.markdown) == path.read_text(encoding="utf-8").replace("\f", " ").split()
+
+
+def test_statute_style_text():
+    path = FIXTURES / "tide-pool-protection-act.txt"
+    doc = parse_file(path)
+    assert headings(doc.markdown) == [
+        (1, "TIDE POOL PROTECTION ACT OF 2024"), (2, "AN ACT"),
+        (3, "SECTION 1. SHORT TITLE."),
+        (3, "TITLE I--PROTECTION OF TIDE POOLS"),
+        (4, "SEC. 101. DEFINITIONS."), (5, "(1) ADMINISTRATOR.--"), (5, "(2) TIDE POOL.--"),
+        (4, "SEC. 102. PROTECTION PROGRAM."), (5, "(a) IN GENERAL.--"), (5, "(b) PERMITS.--"),
+        (6, "(1) IN GENERAL.--"), (6, "(2) APPLICATIONS.--"), (5, "(c) EXCEPTIONS.--"),
+        (3, "TITLE II--ENFORCEMENT"),
+        (4, "SEC. 201. PENALTIES."), (5, "(a) CIVIL PENALTY.--"), (5, "(b) USE OF PENALTIES.--"),
+    ]
+    blocks = doc.markdown.split("\n\n")
+    # Clauses in lower case are items of the paragraph above them, not subdivisions with a heading.
+    assert "(A) the name of the applicant;" in blocks
+    assert "(1) a researcher acting under section 201; or" in blocks
+    # Every character kept; "ADMINISTRATOR.--The" is split between the heading and its paragraph.
+    assert "".join(_words(doc.markdown)) == "".join(path.read_text(encoding="utf-8").split())
+
+
+NUMBERED_LISTS = """\
+A GUIDE TO ROCK POOLS
+
+1. Scope
+
+This guide is short.  Before you start, check three things:
+
+1) the tide table;
+2) your boots;
+3) a bucket.
+
+1. Look at the pool.
+
+2. Count the crabs.
+
+3. Write the count down.
+
+  0. This clause has a number and is written as a sentence, so it is a
+paragraph of section 1 and not a section of its own.
+
+2. Terms
+
+Counting starts at low tide.
+
+1. Bring a pencil.
+
+A lone numbered line inside section 2 that does not continue the outline is text.
+"""
+
+
+def test_numbered_lists_and_clauses_are_not_headings(tmp_path):
+    doc = parse_file(_write(tmp_path, "guide.txt", NUMBERED_LISTS))
+    assert headings(doc.markdown) == [(1, "A GUIDE TO ROCK POOLS"), (2, "1. Scope"), (2, "2. Terms")]
+    assert "3. Write the count down." in doc.markdown.split("\n\n")
+    assert "1. Bring a pencil." in doc.markdown.split("\n\n")
+
+
+def test_gpl2_clauses_without_titles_stay_paragraphs():
+    found = _headings_of(CORPUS / "GPL-2.txt")
+    assert not [t for _, t in found if t[:1].isdigit()]  # "0. This License applies to any program ..."
+    assert (2, "NO WARRANTY") in found
+
+
+@pytest.mark.skipif(not MPL2.exists(), reason=f"{MPL2} not installed")
+def test_real_mpl2_subsections_nest_under_underlined_sections(tmp_path):
+    found = _headings_of(Path(shutil.copy(MPL2, tmp_path / "MPL-2.0.txt")))
+    at = found.index((2, "2. License Grants and Conditions"))
+    assert found[at + 1:at + 3] == [(3, "2.1. Grants"), (3, "2.2. Effective Date")]
+    assert (2, "3. Responsibilities") in found and (2, "Exhibit A - Source Code Form License Notice") in found
