@@ -155,11 +155,13 @@ class Engine:
         quiet = settings.override(abstain="features")
         version = self.store.graph_version()
 
-        def run(question: str, left_out: frozenset[str]) -> dict[str, float | None]:
+        def run(question: str, left_out: frozenset[str]) -> tuple[dict[str, float | None], list[str]]:
             state = self.start(question, None, quiet, left_out)
             self.retrieve(state)
-            found = self.finish(state).answerability
-            return dict(found.features) if found is not None else {}
+            result = self.finish(state)
+            found = result.answerability
+            texts = [result.views[f.id].content for f in result.results[:5] if f.id in result.views]
+            return (dict(found.features) if found is not None else {}), texts
 
         return build_profile(make_probes(self.store, settings.abstain_probes), run, version, key)
 

@@ -57,11 +57,14 @@ def test_a_profile_asks_each_probe_and_its_twin_without_its_source(samples_atlas
 
     def run(question, left_out):
         asked.append((question, left_out))
-        return {"x": 1.0 if not left_out else 0.0, "undefined": None}
+        return {"x": 1.0 if not left_out else 0.0, "undefined": None}, ["no answer here"]
 
     profile = build_profile(probes, run, 7, "key")
     assert [a[1] for a in asked] == [s for p in probes for s in (frozenset(), frozenset({p.document_id}))]
     assert profile.null == {"x": [0.0] * len(probes)} and profile.answerable == {"x": [1.0] * len(probes)}
+    # a twin whose evidence still states the answer (another document says it too) is no twin
+    copied = build_profile(probes, lambda q, left: ({"x": 0.5}, [" ".join(p.answer.upper() for p in probes)]), 7, "key")
+    assert copied.n_twins == 0 and {r["kind"] for r in copied.rows} == {"answerable", "answered"}
     stored = with_profile(None, profile)
     assert stored_profile(stored, 7, "key").null == profile.null
     assert stored_profile(stored, 8, "key") is None and stored_profile(stored, 7, "other") is None

@@ -39,8 +39,8 @@ STORED_CONFIGS = 8  # profiles kept in the atlas meta (one per engine configurat
 NOT_FEATURE_SETTINGS = frozenset({"abstain", "abstain_keep", "as_of", "result_limit", "auto_calibrate",
                                   "auto_calibrate_min_paragraphs"})
 
-# A probe run: (question, documents left out) -> the raw features of `features.FEATURES`.
-RunProbe = Callable[[str, frozenset[str]], dict[str, float | None]]
+# A probe run: (question, documents left out) -> (the raw features of `features.FEATURES`, the evidence's texts).
+RunProbe = Callable[[str, frozenset[str]], tuple[dict[str, float | None], list[str]]]
 
 
 @dataclass
@@ -107,13 +107,21 @@ def config_key(settings: dict[str, Any], lexical: bool) -> str:
 
 
 def build_profile(probes: Sequence[Probe], run: RunProbe, graph_version: int, config: str) -> AtlasProfile:
-    """Ask every probe and its twin; keep each feature's sorted values per kind (undefined values left out)."""
+    """Ask every probe and its twin; keep each feature's sorted values per kind (undefined values left out).
+
+    A twin whose evidence still holds the probe's answer is not unanswerable — another document states the
+    same fact (licence texts repeat each other, a corpus may hold copies) — so it is kept out of the twins
+    (its row is marked `answered`): counted among them it would read the atlas's answerable questions as
+    unanswerable and raise its threshold."""
     null: dict[str, list[float]] = {}
     answerable: dict[str, list[float]] = {}
     rows = []
     for probe in probes:
         for kind, left_out in (("answerable", frozenset()), ("null", frozenset({probe.document_id}))):
-            values = run(probe.question, left_out)
+            values, texts = run(probe.question, left_out)
+            if kind == "null" and _holds(texts, probe.answer):
+                rows.append({"kind": "answered", "question": probe.question, "features": values})
+                continue
             rows.append({"kind": kind, "question": probe.question, "features": values})
             target = answerable if kind == "answerable" else null
             for name, value in values.items():
@@ -121,6 +129,12 @@ def build_profile(probes: Sequence[Probe], run: RunProbe, graph_version: int, co
                     target.setdefault(name, []).append(float(value))
     return AtlasProfile(graph_version, config, {k: sorted(v) for k, v in null.items()},
                         {k: sorted(v) for k, v in answerable.items()}, [asdict(p) for p in probes], rows)
+
+
+def _holds(texts: Sequence[str], answer: str) -> bool:
+    """Whether one of the evidence texts states `answer` (case and spacing folded)."""
+    wanted = " ".join(answer.lower().split())
+    return bool(wanted) and any(wanted in " ".join(t.lower().split()) for t in texts)
 
 
 def stored_profile(stored: Any, graph_version: int, config: str) -> AtlasProfile | None:
