@@ -254,8 +254,8 @@ def corpus_rows(corpus: str, model: AnswerabilityModel | None = None, *, data_di
         ds, _, test = tuning_split(seed, data_dir)
         with build_atlas(ds, cache_dir, embedder=embedder, progress=progress) as built:
             chosen = model or model_for(built)
-            rows = split_rows(built, ds, chosen, seed=seed, data_dir=data_dir, profile=profile, progress=progress)
-        return rows + extra_holdout_rows(test, chosen, data_dir=data_dir, cache_dir=cache_dir, embedder=embedder,
+            found = split_rows(built, ds, chosen, seed=seed, data_dir=data_dir, profile=profile, progress=progress)
+        return found + extra_holdout_rows(test, chosen, data_dir=data_dir, cache_dir=cache_dir, embedder=embedder,
                                          profile=profile, progress=progress)
     base = prepare_dataset(corpus, data_dir)
     if distractors is not None:

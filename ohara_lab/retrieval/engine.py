@@ -141,13 +141,13 @@ class Engine:
         version = self.store.graph_version()
         key = config_key(settings.to_dict(), lexical)
         with self._profile_lock:
-            cached = self.atlas_cache.get(("profile", key))
+            cached = self.atlas_cache.get(f"profile:{key}")
             if cached is not None and cached.graph_version == version:
                 return cached
             profile = stored_profile(self.store.get_meta(PROFILE_META_KEY), version, key)
             if profile is None:
                 profile = self.probe_profile(settings, key)
-            self.atlas_cache[("profile", key)] = profile
+            self.atlas_cache[f"profile:{key}"] = profile
             return profile
 
     def probe_profile(self, settings: Settings, key: str) -> AtlasProfile:

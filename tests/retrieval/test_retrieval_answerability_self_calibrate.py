@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from ohara_lab import Atlas
-from ohara_lab.retrieval.answerability.profile import PROFILE_META_KEY, stored_profile
+from ohara_lab.retrieval.answerability.profile import MIN_TWINS, PROFILE_META_KEY, stored_profile
 from ohara_lab.samples import corpus_dir
 
 from tests.support import OFFLINE, offline_env
@@ -20,7 +20,7 @@ def test_a_batch_ingest_of_enough_paragraphs_stores_its_profile(fresh_copy):
         profile = atlas.engine.answerability_profile(settings, lexical=True)
         assert profile.rows == stored[0]["rows"]  # read back, not asked again
         result = atlas.query("What does the GPL require of distributors?")
-        assert result.answerability.threshold_from == "atlas twins" and result.answerability.probes >= 50
+        assert result.answerability.threshold_from == "atlas twins" and result.answerability.probes >= MIN_TWINS
 
 
 def test_small_ingests_and_the_opt_out_ask_nothing(tmp_path):
@@ -34,7 +34,8 @@ def test_small_ingests_and_the_opt_out_ask_nothing(tmp_path):
         report = atlas.ingest([corpus_dir()], progress=False)
         assert report.calibration is None and atlas.store.get_meta(PROFILE_META_KEY) is None
         found = atlas.self_calibrate()  # asked for explicitly, it runs
-        assert found.twins >= 50 and found.threshold is not None
+        assert found.twins >= MIN_TWINS and found.threshold is not None
+        assert found.twins + found.answered == found.probes
         assert stored_profile(atlas.store.get_meta(PROFILE_META_KEY), atlas.store.graph_version(), found.config)
 
 
@@ -52,7 +53,7 @@ def test_the_cli_calibrates_on_the_atlas_itself(fresh_copy):
                           "--json"], capture_output=True, text=True, env=offline_env(), timeout=600)
     assert run.returncode == 0, run.stderr
     found = json.loads(run.stdout)
-    assert found["twins"] >= 50 and found["keep"] == 0.92
+    assert found["twins"] >= MIN_TWINS and found["keep"] == 0.92
     bad = subprocess.run([sys.executable, "-m", "ohara_lab.cli", "calibrate", "--auto", "--dataset", "musique",
                           "--atlas", str(fresh_copy)], capture_output=True, text=True, env=offline_env(), timeout=120)
     assert bad.returncode == 2 and "--auto needs no --dataset" in bad.stderr

@@ -304,7 +304,7 @@ def _types_near(text: str, entities: list[tuple[str, str]], words: set[str], que
 def features(state: QueryState, fused: list[Fused], store: GraphStore) -> tuple[dict[str, float | None], Evidence]:
     """Every feature of `FEATURES` for one query (None: undefined, see the module docstring), and the evidence."""
     ev = evidence(state, fused, store)
-    values = {
+    values: dict[str, float | None] = {
         "dense_top1": dense_top1(state), "dense_gap": dense_gap(state), "fused_spread": fused_spread(fused),
         "bm25_relative": bm25_relative(state, store), "family_agreement": family_agreement(state, fused),
         "term_coverage": term_coverage(state, ev), "idf_coverage": idf_coverage(state, ev, store),
@@ -312,4 +312,4 @@ def features(state: QueryState, fused: list[Fused], store: GraphStore) -> tuple[
         "hop_completeness": hop_completeness(ev),
         "ppr_concentration": ppr_concentration(state), "answer_type_found": answer_type_found(state, ev),
     }
-    return {k: None if values[k] is None else round(float(values[k]), 6) for k in FEATURES}, ev
+    return {k: None if (v := values[k]) is None else round(float(v), 6) for k in FEATURES}, ev

@@ -33,6 +33,7 @@ class SelfCalibration:
 
     probes: int
     twins: int
+    answered: int  # twins whose evidence still stated the answer (another document has it): left out
     queries: int
     seconds: float
     keep: float
@@ -50,7 +51,8 @@ class SelfCalibration:
         where = (f"threshold {self.threshold:.3f} on this atlas's scale" if self.threshold is not None
                  else "too few twins for the atlas's own scale: the calibration threshold applies")
         shipped = "" if self.calibration_threshold is None else f" (calibration corpus: {self.calibration_threshold:.3f})"
-        return (f"self-calibrated abstention: {self.probes} probe questions and {self.twins} unanswerable twins, "
+        return (f"self-calibrated abstention: {self.probes} probe questions and {self.twins} unanswerable twins "
+                f"({self.answered} more still found their answer elsewhere), "
                 f"{self.queries} queries in {self.seconds:.1f} s; keep {self.keep:.2f} -> {where}{shipped}")
 
 
@@ -69,7 +71,8 @@ def self_calibrate(engine: Any, store: GraphStore, settings: Settings) -> SelfCa
     keep = chosen.abstain_keep
     atlas_threshold = model.threshold(keep, twins) if twins and model.twin_calibration else None
     return SelfCalibration(
-        probes=len(profile.probes), twins=profile.n_twins, queries=len(profile.rows),
+        probes=len(profile.probes), twins=profile.n_twins,
+        answered=sum(1 for r in profile.rows if r.get("kind") == "answered"), queries=len(profile.rows),
         seconds=round(time.perf_counter() - started, 2), keep=keep,
         threshold=_finite(atlas_threshold), calibration_threshold=_finite(model.threshold(keep)), graph_version=profile.graph_version, config=key,
         model=str(model.provenance.get("name") or "the atlas's own"))
