@@ -79,6 +79,15 @@ def stem(token: str) -> str:
     return token
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of a paragraph (split after . ! ? before a capital or digit)."""
+    flat = " ".join(text.split())
+    return [s.strip() for s in _SENTENCE_END.split(flat) if s.strip()]
+
+
 def first_h1(markdown: str) -> str | None:
     """The text of the first level-1 heading, if any."""
     m = H1.search(markdown)

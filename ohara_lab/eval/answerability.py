@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
@@ -296,3 +297,43 @@ def transfer_table(rows_by_corpus: dict[str, list[Scored]], model: Answerability
                         "delta_points": round(100 * (kept_hit - hit), 1)})
         out.append(row)
     return out
+
+
+def transfer(corpora: Sequence[str], out_dir: str | Path, *, lexical: bool = False, data_dir: str | None = None,
+             cache_dir: str | None = None, keeps: Sequence[float] = KEEPS, progress: bool = False
+             ) -> list[dict[str, Any]]:
+    """The cross-corpus table for the shipped model (`lexical`: the one read without vectors), one row per
+    corpus and keep, written as `transfer[_lexical].{md,csv}`. A corpus is `musique`, `qasper-leval` or a
+    generic folder, optionally `:N` for its gold documents plus N others."""
+    from ..retrieval.answerability.model import default_model  # noqa: PLC0415
+    from .report import write_table  # noqa: PLC0415
+
+    model = default_model(lexical)
+    rows: dict[str, list[Scored]] = {}
+    for spec in corpora:
+        name, _, cut = spec.partition(":")
+        label = Path(name).name if Path(name).is_dir() else name
+        rows[label] = corpus_rows(name, model, data_dir=data_dir, cache_dir=cache_dir,
+                                  distractors=int(cut) if cut else None, progress=progress)
+    table = [{"keep": keep, **row} for keep in keeps for row in transfer_table(rows, model, keep)]
+    kind = "lexical" if lexical else "dense"
+    write_table(table, out_dir, "transfer" + ("_lexical" if lexical else ""),
+                title=f"Abstention across corpora, the shipped {kind} model ({model.provenance.get('name')})")
+    return table
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    import argparse  # noqa: PLC0415
+
+    parser = argparse.ArgumentParser(description="Abstention across corpora (refs/abstention.md).")
+    parser.add_argument("corpora", nargs="+", help="musique | qasper-leval | a generic folder[:N distractors]")
+    parser.add_argument("--out", required=True, help="folder for transfer[_lexical].{md,csv}")
+    parser.add_argument("--lexical", action="store_true", help="the model read without vectors")
+    parser.add_argument("--data-dir", default=None)
+    args = parser.parse_args(argv)
+    for row in transfer(args.corpora, args.out, lexical=args.lexical, data_dir=args.data_dir, progress=True):
+        print(row)
+
+
+if __name__ == "__main__":
+    main()

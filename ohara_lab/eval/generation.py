@@ -3,7 +3,7 @@
 For every answerable query a config retrieves 10 results (`result_limit=10`); their
 texts become the numbered passages of the `answer` prompt, sent to the configured LLM
 provider. Offline that provider answers extractively (the passage sentences sharing
-most query terms, `ohara_lab.llm.offline_behaviours.answer`), the same answer
+most query terms, `ohara_lab.llm.offline_builtin.answer`), the same answer
 `Atlas.answer` gives without a key. The judge is the original's normalised match:
 lowercase, anything but [a-z0-9 ] to a space, collapse spaces; correct if equal, if
 the answer contains the gold (gold longer than 3 characters) or the gold contains the

@@ -22,7 +22,7 @@ What uses it (each module one job):
 * ``speculative`` `SpeculativeQueries(engine)`: the pre-warm cache the atlas composes
                   around its engine
 * ``shared``      one provider per LLM configuration for query-time features
-* ``offline_behaviours`` / ``offline_core``: what the offline provider answers
+* ``offline_builtin`` / ``offline_core``: what the offline provider answers
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ It answers a prompt by calling the Python function registered for it
 validated against the same schema as Gemini's replies, so the two providers cannot
 drift apart: an offline behaviour that breaks its prompt's schema fails loudly.
 
-Built-in behaviours (``offline_behaviours.BUILTIN``) cover the prompts that need
+Built-in behaviours (``offline_builtin.BUILTIN``) cover the prompts that need
 nothing but their variables; ``offline_core.CORE`` covers those built from the core's
 offline pieces (ingest structuring, document context, query fingerprint, TOC,
 metadata), so every packaged prompt has one. A registered function overrides both.
@@ -45,7 +45,7 @@ def unregister_offline(prompt_name: str) -> None:
 
 def offline_behaviours() -> dict[str, OfflineFn]:
     """Every prompt with an offline behaviour -> its function (registered over core over built-in)."""
-    from .offline_behaviours import BUILTIN
+    from .offline_builtin import BUILTIN
     from .offline_core import CORE
 
     with _LOCK:

@@ -1,6 +1,6 @@
 """Offline behaviours built from the core's own offline pieces.
 
-`offline_behaviours.BUILTIN` answers the prompts that need nothing but their
+`offline_builtin.BUILTIN` answers the prompts that need nothing but their
 variables; the prompts here need the core: the Markdown structurer, the SUMO
 lexicon tagger, the entity extractor, the query parser and the date rules. With
 them registered (``CORE``, merged by `offline_behaviours()`), the offline provider
@@ -144,7 +144,7 @@ _NOT_PROSE = re.compile(r"^\s*(#|\||[-*+]\s|\d+[.)]\s|>|```)")
 def document_context(v: dict[str, Any]) -> dict[str, Any]:
     """The first three sentences of the opening prose (headings, tables, lists and short lines
     such as "Published: ..." skipped), at most 600 chars."""
-    from .offline_behaviours import sentences  # noqa: PLC0415
+    from ..text import sentences  # noqa: PLC0415
 
     blocks = [" ".join(b.split()) for b in re.split(r"\n\s*\n", v["document_start"]) if b.strip()]
     prose = [b for b in blocks if not _NOT_PROSE.match(b) and len(b) >= PROSE_MIN_CHARS] or \

@@ -151,8 +151,11 @@ class Engine:
             return profile
 
     def probe_profile(self, settings: Settings, key: str) -> AtlasProfile:
-        """Ask the atlas's probes and their unanswerable twins under `settings` (features only, no decision)."""
-        quiet = settings.override(abstain="features")
+        """Ask the atlas's probes and their unanswerable twins under `settings` (features only, no decision).
+        Offline, and none of the steps after the tiers (the features are read before them): a profile of 200
+        queries must not spend LLM calls nor fill the speculative cache the user never asked for."""
+        quiet = settings.override(abstain="features", llm="offline", speculative_rag=False, self_rag_verify=False,
+                                  integrity_llm_verify=False, rerank=False)
         version = self.store.graph_version()
 
         def run(question: str, left_out: frozenset[str]) -> tuple[dict[str, float | None], list[str]]:

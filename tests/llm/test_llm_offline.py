@@ -19,7 +19,7 @@ from ohara_lab.llm import (
     register_offline,
     unregister_offline,
 )
-from ohara_lab.llm.offline_behaviours import BUILTIN
+from ohara_lab.llm.offline_builtin import BUILTIN
 from ohara_lab.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]

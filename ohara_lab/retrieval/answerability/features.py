@@ -41,9 +41,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ...answer_type import expected_types, in_question, typed_spans
-from ...llm.offline_behaviours import sentences
 from ...store.protocol import GraphStore
-from ...text import QUERY_STOPWORDS, tokenize
+from ...text import QUERY_STOPWORDS, sentences, tokenize
 from ..hits import Fused
 from ..state import QueryState
 

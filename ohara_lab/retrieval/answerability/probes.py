@@ -26,9 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ...answer_type import typed_spans
-from ...llm.offline_behaviours import sentences
 from ...store.protocol import GraphStore
-from ...text import tokenize
+from ...text import sentences, tokenize
 
 MIN_WORDS, MAX_WORDS = 6, 30  # sentences shorter say too little to ask about; longer ones are lists or run-ons
 MIN_RELATION_WORDS = 2  # content words besides the names and the gap

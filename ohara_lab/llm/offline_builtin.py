@@ -10,21 +10,14 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..text import QUERY_STOPWORDS, QUESTION_WORDS, stem, tokenize
+from ..text import QUERY_STOPWORDS, QUESTION_WORDS, sentences, stem, tokenize
 
 STOPWORDS = QUERY_STOPWORDS | QUESTION_WORDS
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 
 
 def terms(text: str) -> list[str]:
     """Content terms of `text`: lower-case alphanumeric runs, >=3 chars, not stopwords, stemmed."""
     return [stem(t) for t in tokenize(text, STOPWORDS)]
-
-
-def sentences(text: str) -> list[str]:
-    """Sentences of a paragraph (split after . ! ? before a capital or digit)."""
-    flat = " ".join(text.split())
-    return [s.strip() for s in _SENTENCE_END.split(flat) if s.strip()]
 
 
 def _clip_words(text: str, max_words: int) -> str:
