@@ -36,13 +36,14 @@ corroboration, H1) unless `many_angle=False`.
 """
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
 from ..analytics.lookup import Analytics
-from ..errors import EmbeddingError
+from ..errors import AnswerabilityError, EmbeddingError
 from ..settings import Settings
 from ..store.protocol import GraphStore
 from ..timing import Timer
@@ -71,6 +72,8 @@ from .result import AsOf, NodeView, RetrievalResult
 from .state import QueryState
 from .temporal import apply_prior, as_of_documents, prior_applies, reference_day
 from .tiers import Tiers, explorer, integrity, knowledge_gaps, principal, qualifying
+
+log = logging.getLogger(__name__)
 
 QUERY_VECTOR_CACHE = 1024  # query vectors kept per engine (oldest dropped first)
 
@@ -129,9 +132,18 @@ class Engine:
         key = meta_key(lexical)
         cached = self.atlas_cache.get(key)
         if cached is None or cached[0] != version:
-            cached = (version, load_model(self.store.get_meta(key), lexical))
+            cached = (version, self._readable_model(key, lexical))
             self.atlas_cache[key] = cached
         return cached[1]
+
+    def _readable_model(self, key: str, lexical: bool) -> AnswerabilityModel | None:
+        """The model, or None (abstain by the corroboration rule) with one warning when it cannot be read:
+        a broken model file must not turn every query into a traceback."""
+        try:
+            return load_model(self.store.get_meta(key), lexical)
+        except AnswerabilityError as e:
+            log.warning("%s; abstaining by the corroboration rule until then", e)
+            return None
 
     def answerability_profile(self, settings: Settings, lexical: bool) -> AtlasProfile | None:
         """The atlas's probe profile for this configuration (`answerability/profile.py`): kept in memory per

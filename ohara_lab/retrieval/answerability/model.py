@@ -145,8 +145,14 @@ def meta_key(lexical: bool) -> str:
 def default_model(lexical: bool = False) -> AnswerabilityModel:
     """A model shipped with the package (fitted on the MuSiQue tuning split; refs/abstention.md)."""
     name = DEFAULT_LEXICAL_MODEL if lexical else DEFAULT_MODEL
-    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
-    return AnswerabilityModel.from_dict(json.loads(text), f"the shipped {name}")
+    path = resources.files(__package__).joinpath(name)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else type(e).__name__
+        raise AnswerabilityError(f"the shipped answerability model {path} cannot be read ({reason}): "
+                                 "reinstall ohara-lab or run `ohara calibrate`") from None
+    return AnswerabilityModel.from_dict(data, f"the shipped answerability model {path}")
 
 
 def load_model(stored: Any, lexical: bool = False) -> AnswerabilityModel:
