@@ -52,9 +52,8 @@ def render_tiers(result: Any) -> str:
         lines.append(f"as of {as_of.date}: {as_of.excluded_documents} later document(s) left out, "
                      f"{len(as_of.undated_documents)} undated kept (labelled)")
     a = getattr(result, "answerability", None)
-    if a is not None and a.score is not None:
-        lines.append(f"answerability {a.score:.2f} against threshold "
-                     f"{a.threshold if a.threshold != float('-inf') else float('nan'):.2f} (keep {a.keep:.2f})")
+    if a is not None and (a.score is not None or a.vacuous):
+        lines.append(a.explain())
     lines.append("")
     if not t.principal:
         lines.append(f"PRINCIPAL — none: the engine abstains: {result.abstain_reason}.")

@@ -147,3 +147,16 @@ def test_vectors_the_shipped_dense_model_never_read_are_scored_by_the_lexical_mo
         atlas._after_write()
         chosen = atlas.engine.answerability_model(settings, "gemini:text-embedding-004")
         assert chosen.lexical is False and chosen.coef == own.coef  # the atlas's own dense model
+
+
+def test_explain_reads_the_decision_in_words(samples_atlas):
+    found = samples_atlas.query("What does the GPL require of distributors?", abstain="model").answerability
+    text = found.explain()
+    first, *rest = text.splitlines()
+    assert f"{found.score:.3f}" in first and f"{found.threshold:.3f}" in first
+    assert ("answers" in first) != found.abstain and "probe twins" in first
+    biggest = max(found.contributions, key=lambda n: abs(found.contributions[n]))
+    assert biggest in rest[0]  # strongest contribution first
+    assert any("of the twins" in line for line in rest if line.split()[1] in found.relative)
+    none = samples_atlas.query("zqxv wpfkj ghrrt", abstain="model").answerability
+    assert none.explain() == f"answerability: abstains before the model: {none.reason}"

@@ -58,6 +58,31 @@ class Answerability:
         """The features the model read relative to the atlas (with `relative_to_atlas` in `explain()`)."""
         return [f for f in self.relative if f in self.contributions]
 
+    def explain(self, top: int = 6) -> str:
+        """The decision in words: score against threshold and where the threshold came from, the features that
+        moved the score most (a relative one as the share of this atlas's unanswerable twins it beats), and the
+        features with nothing to measure (read as the model's mean, so they add nothing)."""
+        if self.vacuous:
+            return f"answerability: abstains before the model: {self.reason}"
+        if self.score is None:
+            return "answerability: no model read (abstention by the corroboration rule)"
+        limit = self.threshold if self.threshold is not None and self.threshold > float("-inf") else None
+        scale = (f"on this atlas's scale ({self.probes} unanswerable probe twins)"
+                 if self.threshold_from == "atlas twins" else "on the calibration queries' scale")
+        verdict = "abstains" if self.abstain else "answers"
+        head = (f"answerability {self.score:.3f} against threshold "
+                f"{'none' if limit is None else f'{limit:.3f}'} (keep {self.keep}, {scale}) → {verdict}")
+        lines = [head]
+        for name, weight in sorted(self.contributions.items(), key=lambda kv: -abs(kv[1]))[:top]:
+            value = self.features.get(name)
+            shown = "undefined" if value is None else f"{value:.3g}"
+            note = (f"  (beats {value:.0%} of the twins)" if name in self.relative and value is not None else "")
+            lines.append(f"  {weight:+.3f}  {name} = {shown}{note}")
+        undefined = sorted(n for n in self.contributions if self.features.get(n) is None)
+        if undefined:
+            lines.append("  nothing to measure (adds nothing): " + ", ".join(undefined))
+        return "\n".join(lines)
+
     def to_dict(self) -> dict[str, Any]:
         threshold = self.threshold if self.threshold is None or self.threshold > float("-inf") else None
         return {"score": None if self.score is None else round(self.score, 6),
