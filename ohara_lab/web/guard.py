@@ -72,7 +72,7 @@ def check_url(url: str) -> None:
     """
     if not isinstance(url, str):
         raise BlockedURL(str(url), "a URL must be text")
-    shown = url if len(url) <= 200 else url[:200] + "…"
+    shown = _printable(url)
     try:
         parts = urlsplit(url)
         host, _ = parts.hostname, parts.port
@@ -286,8 +286,14 @@ class GuardedBackend(httpcore.SyncBackend):
         raise BlockedURL(path, "unix sockets are never fetched from")
 
 
+def _printable(url: str, limit: int = 200) -> str:
+    """`url` as one line of bounded length: control characters escaped (a URL may hold a newline)."""
+    text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in url[: limit + 1])
+    return text if len(url) <= limit else text[:limit] + "…"
+
+
 def _redacted(url: str) -> str:
     parts = urlsplit(url)
     host = parts.hostname or ""
     port = f":{parts.port}" if parts.port else ""
-    return parts._replace(netloc=f"***@{host}{port}").geturl()
+    return _printable(parts._replace(netloc=f"***@{host}{port}").geturl())
