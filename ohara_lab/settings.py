@@ -131,7 +131,7 @@ class Settings:
     crawl_depth: int = _opt(2, "link hops a crawl follows from its start URL (-1 = unbounded)", bounds="[-1, 1000000]")
     crawl_max_pages: int = _opt(100, "pages one crawl run visits at most (it bounds the queue too: no more is queued than can be visited)", bounds="[1, 1000000000]")
     crawl_same_host: bool = _opt(True, "a crawl follows links on its start URL's host only (false = any host)")
-    crawl_delay_s: float = _opt(1.0, "seconds between two requests to one host (a longer robots.txt Crawl-delay wins, up to crawl_max_delay_s)", bounds="[0, 86400]")
+    crawl_delay_s: float = _opt(1.0, "seconds between two requests to one host (a longer robots.txt Crawl-delay wins, up to OHARA_CRAWL_MAX_DELAY_S)", bounds="[0, 86400]")
     crawl_max_delay_s: float = _opt(60.0, "longest robots.txt Crawl-delay obeyed, seconds (a longer one is cut to this and "
                                     "named in the crawl report)", bounds="[0, 86400]")
     crawl_links_per_page: int = _opt(1000, "links read from one page (later ones are ignored)", bounds="[0, 1000000]")
