@@ -165,7 +165,8 @@ def refusal(address: Address, allow_private: bool) -> str | None:
         if not a.is_global:
             kind = ("loopback" if a.is_loopback else "link-local" if a.is_link_local
                     else "private" if a.is_private else "non-public")
-            return f"{shown} is a {kind} address (use --allow-private / OHARA_WEB_ALLOW_PRIVATE for intranets and tests)"
+            return (f"{shown} is a {kind} address "
+                    "(use --allow-private / OHARA_WEB_ALLOW_PRIVATE for intranets and tests)")
     return None
 
 

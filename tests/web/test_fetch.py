@@ -58,9 +58,9 @@ def test_a_50_mb_body_is_refused_by_the_cap(site, fetcher, path):
 
 def test_a_slow_page_times_out(site):
     site.slow_seconds = 3
-    with Fetcher(Settings(web_allow_private=True, web_timeout_s=0.5)) as fetcher:
-        with pytest.raises(FetchError, match="within 0.5 s"):
-            fetcher.fetch(site.url + "/slow")
+    with Fetcher(Settings(web_allow_private=True, web_timeout_s=0.5)) as fetcher, \
+            pytest.raises(FetchError, match="within 0.5 s"):
+        fetcher.fetch(site.url + "/slow")
 
 
 # The trickling servers never finish: each byte comes long before any per-read timeout, so only a
@@ -70,9 +70,8 @@ def test_a_slow_page_times_out(site):
 @pytest.mark.parametrize("path, stage", [("/trickle-headers", "no complete response"),
                                          ("/trickle-body", "body not complete")])
 def test_a_server_that_trickles_forever_is_cut_off_by_the_whole_request_deadline(site, path, stage):
-    with Fetcher(Settings(web_allow_private=True, web_timeout_s=0.5)) as fetcher:
-        with pytest.raises(FetchError) as e:
-            fetcher.fetch(site.url + path)
+    with Fetcher(Settings(web_allow_private=True, web_timeout_s=0.5)) as fetcher, pytest.raises(FetchError) as e:
+        fetcher.fetch(site.url + path)
     assert e.value.reason.startswith(stage) and "web_timeout_s" in e.value.reason and "\n" not in str(e.value)
     assert site.requested(path) == 1
 
@@ -89,9 +88,9 @@ def test_the_deadline_covers_every_redirect_hop(site):
 @pytest.mark.timeout(60)
 def test_a_trickled_body_is_capped_by_bytes_while_it_streams(site):
     site.trickle_every = 0  # as fast as the socket takes it: the byte cap, not the deadline, must stop it
-    with Fetcher(Settings(web_allow_private=True, web_timeout_s=50, web_max_mb=0.0625)) as fetcher:
-        with pytest.raises(FetchError, match="larger than the 0.0625 MiB limit"):
-            fetcher.fetch(site.url + "/trickle-body")
+    limit = Settings(web_allow_private=True, web_timeout_s=50, web_max_mb=0.0625)
+    with Fetcher(limit) as fetcher, pytest.raises(FetchError, match="larger than the 0.0625 MiB limit"):
+        fetcher.fetch(site.url + "/trickle-body")
 
 
 def test_http_errors_carry_their_status(site, fetcher):
