@@ -8,9 +8,9 @@ at most `crawl_links_per_page` links read from a page and never more URLs
 queued than `crawl_max_frontier` or the pages the run may still visit, so the
 work and the stored rows are bounded by the settings, not by the site; URLs
 canonical (`urls.canonical`), so no page is visited twice in a run and link
-cycles end. A redirect is followed only to a
-URL the crawl could visit itself (in scope, allowed by robots.txt); the body is
-kept under the final URL and the redirecting page points to it.
+cycles end. A redirect is followed only to a URL the crawl could visit itself
+(in scope, allowed by robots.txt); the body is kept under the final URL and the
+redirecting page points to it.
 
 Every visit is written with the links it queued in one store transaction, so a
 crawl killed at any moment resumes where it stopped (same run, same frontier).

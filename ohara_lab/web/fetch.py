@@ -130,6 +130,10 @@ class Fetcher:
         except httpx.TimeoutException:
             raise FetchError(url, f"no complete response within {self.timeout:g} s (web_timeout_s: connect, headers "
                                   "and body together)") from None
+        except httpx.RemoteProtocolError as e:
+            if "location header" in str(e).lower():  # httpx parses Location itself and refuses what it cannot
+                raise BlockedURL(url, f"redirect refused: {e}") from None
+            raise FetchError(url, f"request failed: {type(e).__name__}: {e}") from None
         except httpx.HTTPError as e:
             raise FetchError(url, f"request failed: {type(e).__name__}: {e}") from None
 
@@ -140,13 +144,13 @@ class Fetcher:
             raise FetchError(url, f"HTTP {response.status_code} redirect without a Location header")
         return urljoin(current, location.strip()).split("#", 1)[0]
 
-    def _finish(self, url: str, current: str, redirects: list[str], response: httpx.Response, deadline: float,
+    def _finish(self, url: str, current: str, redirects: list[str], response: httpx.Response, ends: float,
                 limit: int) -> Resource:
         status = response.status_code
         if status != 304 and not 200 <= status < 300:
             raise FetchError(url, f"HTTP {status} {response.reason_phrase}".rstrip(), status)
         try:
-            data = b"" if status == 304 else read_capped(response, url, limit, deadline)
+            data = b"" if status == 304 else read_capped(response, url, limit, ends)
         except httpx.TimeoutException:
             raise FetchError(url, f"body not complete within {self.timeout:g} s (web_timeout_s: connect, headers "
                                   "and body together)") from None

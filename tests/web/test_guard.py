@@ -55,6 +55,22 @@ def test_private_urls_are_refused_by_resolution_alone(url):
         fetcher.fetch(url)
 
 
+@pytest.mark.timeout(60)  # a hop that connected to a metadata address would wait for its connect timeout
+@pytest.mark.parametrize("location, says", [
+    ("http://[::ffff:a9fe:a9fe]/latest/meta-data/", "169.254.169.254 inside IPv6) is a cloud metadata address"),
+    ("http://[64:ff9b::a9fe:a9fe]/latest/meta-data/", "169.254.169.254 inside IPv6) is a cloud metadata address"),
+    ("http://168.63.129.16/machine", "168.63.129.16 is a cloud metadata address"),
+    ("http://0x7f.1:{port}/a.html", "0x7f.1"),
+    ("http://0177.0.0.1:{port}/a.html", "0177.0.0.1"),
+    ("file:///etc/passwd", "only http and https URLs are fetched, not 'file'")])
+def test_every_redirect_hop_is_checked_like_a_new_url(site, location, says):
+    site.redirects["/go"] = location.replace("{port}", str(site.server.server_address[1]))
+    with Fetcher(Settings(web_allow_private=True, web_timeout_s=5)) as fetcher, pytest.raises(BlockedURL) as e:
+        fetcher.fetch(site.url + "/go")
+    assert says in e.value.reason and "redirect" in e.value.reason and "\n" not in str(e.value)
+    assert site.paths() == ["/go"]  # the hop itself was never sent
+
+
 # The audit's bypasses (issue 28, point 2): (URL, allow_private, what the one-line refusal says).
 # "{port}" is the live site's port: a bypass that slipped through would reach it (and show in its log).
 BYPASSES = [
