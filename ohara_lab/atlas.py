@@ -11,8 +11,8 @@ from .ids import query_hash
 from .records import FileOutcome, IngestReport, Problem
 from .settings import Settings
 from .store.protocol import GraphStore
-from .web import names_a_url
 from .web import load as load_web
+from .web import names_a_url
 
 
 def open_store(location: str, settings: Settings, *, read_only: bool = False) -> GraphStore:

@@ -35,7 +35,7 @@ from ..records import CrawlPage, Record, utc_now
 from ..settings import Settings
 from ..store.protocol import GraphStore
 from .fetch import Fetcher, Resource
-from .guard import check_reachable
+from .guard import check_reachable, deadline
 from .robots import Robots
 from .urls import canonical, host_of, links
 
@@ -78,7 +78,8 @@ class Crawler:
         self._dropped = 0
 
     def crawl(self, start_url: str) -> CrawlReport:
-        check_reachable(start_url, self.fetcher.allow_private)
+        with deadline(self.fetcher.timeout):  # the start host's DNS lookup is bounded like a fetch's
+            check_reachable(start_url, self.fetcher.allow_private)
         start = canonical(start_url)
         number, resumed = self._run_for(start)
         run = _Run(start, number, {p.url: p for p in self.store.crawl_pages(run=number)})

@@ -127,6 +127,8 @@ class Fetcher:
             return self.client.send(self.client.build_request("GET", current, headers=headers), stream=True)
         except BlockedURL as e:
             raise BlockedURL(url, e.reason if current == url else f"redirect to {current}: {e.reason}") from None
+        except FetchError as e:  # the guard's DNS lookup ran out of time
+            raise FetchError(url, e.reason if current == url else f"redirect to {current}: {e.reason}") from None
         except httpx.TimeoutException:
             raise FetchError(url, f"no complete response within {self.timeout:g} s (web_timeout_s: connect, headers "
                                   "and body together)") from None

@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 import httpcore
 
-from ..errors import BlockedURL
+from ..errors import BlockedURL, FetchError
 from . import SCHEMES
 
 # Instance metadata and host-agent services: never a document source, whatever --allow-private says.
@@ -201,7 +201,10 @@ def resolve(host: str, port: int) -> list[Address]:
 
     getaddrinfo cannot be interrupted, so it runs in a daemon thread that is abandoned at the deadline.
     """
-    left = _bounded(None, httpcore.ConnectTimeout)
+    left = remaining()
+    slow = FetchError(host, "DNS lookup not complete within the request's time limit (web_timeout_s)")
+    if left is not None and left <= 0:
+        raise slow
     found: list[Any] = []
 
     def lookup() -> None:
@@ -216,8 +219,8 @@ def resolve(host: str, port: int) -> list[Address]:
         worker = threading.Thread(target=lookup, name="ohara-dns", daemon=True)
         worker.start()
         worker.join(left)
-        if not found:
-            raise httpcore.ConnectTimeout(f"DNS lookup of {host} took longer than the deadline (web_timeout_s)")
+        if not found:  # a FetchError, not httpcore's: it must read the same inside httpx and outside (crawl start)
+            raise slow
     if isinstance(found[0], BaseException):
         raise BlockedURL(host, f"cannot resolve host: {found[0]}")
     return list(dict.fromkeys(ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in found[0]))
