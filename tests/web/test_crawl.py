@@ -140,6 +140,7 @@ def _queued(atlas):
     return sum(1 for p in atlas.store.crawl_pages() if p.state == "queued")
 
 
+@pytest.mark.slow  # ~10-20 s parsing the 3.4 MB page; the 200-link tests below check the same bounds quickly
 @pytest.mark.timeout(300)  # on main this crawl queued 99,998 rows (351 s in the audit)
 def test_a_page_with_100000_links_and_max_pages_3_leaves_no_huge_queue(many_links, atlas):
     report = atlas.crawl(many_links.url + "/", crawl_max_pages=3, **FAST)
@@ -150,8 +151,16 @@ def test_a_page_with_100000_links_and_max_pages_3_leaves_no_huge_queue(many_link
     assert len(home.links) == 1000  # crawl_links_per_page: the other 99,000 were never read
 
 
+@pytest.fixture
+def some_links():
+    s = many_links_site(200).start()
+    yield s
+    s.stop()
+
+
 @pytest.mark.timeout(300)
-def test_the_frontier_and_the_links_read_per_page_are_settings(many_links, atlas):
+def test_the_frontier_and_the_links_read_per_page_are_settings(some_links, atlas):
+    many_links = some_links
     queued = []  # rows queued in the atlas after each visit
     report = atlas.crawl(many_links.url + "/", crawl_depth=1, crawl_links_per_page=40, crawl_max_frontier=25,
                          on_page=lambda page: queued.append(_queued(atlas)), **FAST)
@@ -159,6 +168,12 @@ def test_the_frontier_and_the_links_read_per_page_are_settings(many_links, atlas
     assert report.visited == 26 and report.counts == {"failed": 25, "fetched": 1}  # the 25 links are 404s
     home = next(p for p in atlas.store.crawl_pages() if p.url == many_links.url + "/")
     assert home.links == [f"{many_links.url}/p{i}" for i in range(40)]
+
+
+def test_max_pages_bounds_the_queue_not_just_the_fetches(some_links, atlas):
+    report = atlas.crawl(some_links.url + "/", crawl_max_pages=3, **FAST)
+    assert report.visited == 3 and len(atlas.store.crawl_pages()) == 3 and _queued(atlas) == 0
+    assert report.links_dropped == 198  # 200 links read, 2 visited (404s)
 
 
 def test_links_robots_txt_refuses_do_not_take_the_budget(site, atlas):
