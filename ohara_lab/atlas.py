@@ -11,8 +11,8 @@ from .ids import query_hash
 from .records import FileOutcome, IngestReport, Problem
 from .settings import Settings
 from .store.protocol import GraphStore
-from .web import is_web_url
 from .web import load as load_web
+from .web import names_a_url
 
 
 def open_store(location: str, settings: Settings, *, read_only: bool = False) -> GraphStore:
@@ -87,13 +87,15 @@ class Atlas:
                on_outcome: Any = None, follow_links: bool = False) -> IngestReport:
         """Ingest files, directories (recursively) and http(s) URLs; returns one outcome per file or URL.
 
+        Other `scheme:` strings that name no existing path (file:, data:, ...) are refused as URLs.
+
         Links inside a directory that point outside it are skipped unless `follow_links`.
         """
         if isinstance(paths, (str, Path)):
             paths = [paths]
         items = list(paths)
-        urls = [p for p in items if is_web_url(p)]  # type: ignore[arg-type]
-        files = [p for p in items if not is_web_url(p)]  # type: ignore[arg-type]
+        urls = [p for p in items if names_a_url(p)]
+        files = [p for p in items if not names_a_url(p)]
         report = self.ingestor.ingest(files, force=force, progress=progress, on_outcome=on_outcome,
                                       follow_links=follow_links) if files or not urls else IngestReport()
         if urls:

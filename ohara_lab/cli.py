@@ -108,7 +108,7 @@ def _private(allow: bool) -> dict[str, Any]:
 @click.argument("url")
 @click.option("--atlas", help=ATLAS_HELP)
 @click.option("--depth", type=int, default=None, help="link hops from URL (default: OHARA_CRAWL_DEPTH; -1 = unbounded)")
-@click.option("--max-pages", type=int, default=None, help="requests this run makes at most (default: OHARA_CRAWL_MAX_PAGES)")
+@click.option("--max-pages", type=int, default=None, help="requests this run makes, and URLs it queues, at most (default: OHARA_CRAWL_MAX_PAGES)")
 @click.option("--delay", type=float, default=None, help="seconds between requests to one host (default: OHARA_CRAWL_DELAY_S)")
 @click.option("--same-host/--any-host", default=None, help="follow links on URL's host only (default) or anywhere")
 @click.option("--allow-private", is_flag=True, help="allow loopback, private and link-local addresses (intranets, tests)")
@@ -136,6 +136,11 @@ def crawl(url: str, atlas: str | None, depth: int | None, max_pages: int | None,
         verb = "resumed" if report.resumed else "ran"
         counts = ", ".join(f"{n} {k}" for k, n in report.counts.items())
         click.echo(f"crawl run {report.run} {verb}: {report.visited} request(s); pages: {counts}")
+        for host, note in report.delays_capped.items():
+            click.echo(f"{host}: {note}")
+        if report.links_dropped:
+            click.echo(f"{report.links_dropped} link(s) not queued: frontier full or page budget spent "
+                       "(OHARA_CRAWL_MAX_FRONTIER, --max-pages)")
     sys.exit(0 if report.counts.get("fetched", 0) + report.counts.get("unchanged", 0) else 1)
 
 

@@ -129,9 +129,14 @@ class Settings:
     web_allow_private: bool = _opt(False, "fetch from loopback, private and link-local addresses (intranets, tests)")
     web_user_agent: str = _opt("ohara-lab/0.1 (research crawler; obeys robots.txt)", "User-Agent of every web request")
     crawl_depth: int = _opt(2, "link hops a crawl follows from its start URL (-1 = unbounded)", bounds="[-1, 1000000]")
-    crawl_max_pages: int = _opt(100, "pages one crawl run visits at most", bounds="[1, 1000000000]")
+    crawl_max_pages: int = _opt(100, "pages one crawl run visits at most (it bounds the queue too: no more is queued than can be visited)", bounds="[1, 1000000000]")
     crawl_same_host: bool = _opt(True, "a crawl follows links on its start URL's host only (false = any host)")
-    crawl_delay_s: float = _opt(1.0, "seconds between two requests to one host (a longer robots.txt Crawl-delay wins)", bounds="[0, 86400]")
+    crawl_delay_s: float = _opt(1.0, "seconds between two requests to one host (a longer robots.txt Crawl-delay wins, up to OHARA_CRAWL_MAX_DELAY_S)", bounds="[0, 86400]")
+    crawl_max_delay_s: float = _opt(60.0, "longest robots.txt Crawl-delay obeyed, seconds (a longer one is cut to this and "
+                                    "named in the crawl report)", bounds="[0, 86400]")
+    crawl_links_per_page: int = _opt(1000, "links read from one page (later ones are ignored)", bounds="[0, 1000000]")
+    crawl_max_frontier: int = _opt(10000, "URLs a crawl holds queued at once (never more than its pages left to visit)",
+                                   bounds="[1, 100000000]")
     chromium: str | None = _opt(None, "Chromium executable for `ohara capture` (unset = chromium or google-chrome on PATH)")
     capture_timeout_s: float = _opt(60.0, "seconds Chromium may take to render one page", bounds="(0, 86400]")
 

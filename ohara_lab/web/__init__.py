@@ -12,16 +12,28 @@ Needs the `web` extra (httpx, trafilatura, protego); nothing outside this packag
 from __future__ import annotations
 
 import importlib
+import os
+import re
 from types import ModuleType
 
 from ..errors import UsageError
 
 SCHEMES = ("http", "https")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")  # two letters at least: "C:" is a drive, not a scheme
 
 
 def is_web_url(text: str) -> bool:
     """Does `text` name an http(s) URL rather than a local path?"""
     return isinstance(text, str) and "://" in text and text.split(":", 1)[0].lower() in SCHEMES
+
+
+def names_a_url(text: object) -> bool:
+    """Is `text` meant as a URL rather than a local path? http(s) URLs, and any other `scheme:` text that
+    is not an existing path (file:, data:, ftp:, "http:\\\\host"), so the guard refuses it naming why
+    instead of reporting "no such file"."""
+    if is_web_url(text):  # type: ignore[arg-type]
+        return True
+    return isinstance(text, str) and bool(_SCHEME.match(text)) and not os.path.lexists(text)
 
 
 def load(module: str) -> ModuleType:

@@ -15,7 +15,6 @@ import httpx
 from ..errors import FetchError
 
 MIB = 1024 * 1024
-RAW_CHUNK = 64 * 1024
 # gzip or zlib header, detected from the stream (zlib: 32 + window bits).
 _AUTO_HEADER = 32 + zlib.MAX_WBITS
 DECODED = ("identity", "gzip", "x-gzip", "deflate")
@@ -35,9 +34,9 @@ def read_capped(response: httpx.Response, url: str, limit: int, deadline: float)
         raise too_large(url, limit, f"response ({int(declared) / MIB:.1f} MiB declared)")
     inflate = None if encoding == "identity" else zlib.decompressobj(_AUTO_HEADER)
     out = bytearray()
-    for raw in response.iter_raw(RAW_CHUNK):
+    for raw in response.iter_raw():  # each network read as it arrives: counted and timed at once
         if time.monotonic() > deadline:
-            raise FetchError(url, "download took longer than the time limit (web_timeout_s)")
+            raise FetchError(url, "body not complete within the time limit (web_timeout_s)")
         if inflate is None:
             out += raw
         else:

@@ -2,11 +2,15 @@
 
 Breadth first from a start URL, to `crawl_depth` link hops and `crawl_max_pages`
 requests, on the start host only unless told otherwise; robots.txt obeyed
-(`robots.Robots`); at least `crawl_delay_s` (or the site's longer Crawl-delay)
-between two requests to one host; URLs canonical (`urls.canonical`), so no page
-is visited twice in a run and link cycles end. A redirect is followed only to a
-URL the crawl could visit itself (in scope, allowed by robots.txt); the body is
-kept under the final URL and the redirecting page points to it.
+(`robots.Robots`); at least `crawl_delay_s` (or the site's longer Crawl-delay,
+cut to `crawl_max_delay_s` and reported) between two requests to one host;
+at most `crawl_links_per_page` links read from a page and never more URLs
+queued than `crawl_max_frontier` or the pages the run may still visit, so the
+work and the stored rows are bounded by the settings, not by the site; URLs
+canonical (`urls.canonical`), so no page is visited twice in a run and link
+cycles end. A redirect is followed only to a URL the crawl could visit itself
+(in scope, allowed by robots.txt); the body is kept under the final URL and the
+redirecting page points to it.
 
 Every visit is written with the links it queued in one store transaction, so a
 crawl killed at any moment resumes where it stopped (same run, same frontier).
@@ -16,6 +20,7 @@ Markdown; only changed pages are parsed again.
 """
 from __future__ import annotations
 
+import math
 import time
 from collections import deque
 from collections.abc import Callable
@@ -30,7 +35,7 @@ from ..records import CrawlPage, Record, utc_now
 from ..settings import Settings
 from ..store.protocol import GraphStore
 from .fetch import Fetcher, Resource
-from .guard import check_reachable
+from .guard import check_reachable, deadline
 from .robots import Robots
 from .urls import canonical, host_of, links
 
@@ -47,6 +52,8 @@ class CrawlReport(Record):
     resumed: bool
     visited: int = 0  # requests made by this call (a resumed run counts only its own)
     counts: dict[str, int] = field(default_factory=dict)  # pages of the run by state, at the end
+    links_dropped: int = 0  # new in-scope links not queued: the frontier was full or the page budget spent
+    delays_capped: dict[str, str] = field(default_factory=dict)  # host -> the Crawl-delay it asked, and what we used
 
 
 @dataclass
@@ -67,9 +74,12 @@ class Crawler:
         self.fetcher = fetcher or Fetcher(settings)
         self.robots = Robots(self.fetcher, settings.web_user_agent)
         self._last_request: dict[str, float] = {}
+        self._capped: dict[str, str] = {}
+        self._dropped = 0
 
     def crawl(self, start_url: str) -> CrawlReport:
-        check_reachable(start_url, self.fetcher.allow_private)
+        with deadline(self.fetcher.timeout):  # the start host's DNS lookup is bounded like a fetch's
+            check_reachable(start_url, self.fetcher.allow_private)
         start = canonical(start_url)
         number, resumed = self._run_for(start)
         run = _Run(start, number, {p.url: p for p in self.store.crawl_pages(run=number)})
@@ -78,11 +88,16 @@ class Crawler:
         frontier = deque(p for p in run.known.values() if p.state == "queued")
         report = CrawlReport(start=start, run=number, resumed=resumed)
         done = sum(1 for p in run.known.values() if p.state in VISITED)
-        while frontier and done < self.settings.crawl_max_pages:
+        budget = self.settings.crawl_max_pages
+        while frontier and done < budget:
             page = frontier.popleft()
             if page.state != "queued":  # reached meanwhile as a redirect's target
                 continue
-            changed = self._visit(run, page)
+            # No more URLs are held than can still be visited after this page, nor than the frontier's
+            # bound: links past that would only be stored and never fetched (a 100,000-link page queued
+            # 99,998 rows for --max-pages 3). Stale entries (reached by a redirect) count, erring small.
+            room = max(0, min(self.settings.crawl_max_frontier, budget - done - 1) - len(frontier))
+            changed = self._visit(run, page, room)
             self._persist(changed)
             frontier.extend(p for p in changed if p.state == "queued")
             if page.state in VISITED:
@@ -92,6 +107,7 @@ class Crawler:
                 self.on_page(page)
         self.store.set_meta(_run_key(start), {"run": number, "finished": True, "finished_at": utc_now()})
         report.counts = _counts(self.store.crawl_pages(run=number))
+        report.links_dropped, report.delays_capped = self._dropped, dict(self._capped)
         return report
 
     # ------------------------------------------------------------------ runs
@@ -106,8 +122,8 @@ class Crawler:
         return number, False
 
     # ------------------------------------------------------------------ one page
-    def _visit(self, run: _Run, page: CrawlPage) -> list[CrawlPage]:
-        """Fetch one queued page; return it and every page it changed or queued."""
+    def _visit(self, run: _Run, page: CrawlPage, room: int) -> list[CrawlPage]:
+        """Fetch one queued page; return it and every page it changed or queued (at most `room` new ones)."""
         refusal = self._refusal(page.url)
         if refusal:
             page.state, page.error = refusal
@@ -120,7 +136,15 @@ class Crawler:
         self._record(target, res)
         if target.state in ("fetched", "unchanged") and self._may_follow(page.depth):
             fresh = [u for u in target.links if u not in run.known and self._in_scope(u, run.start)]
-            changed += self._requeue(run, fresh, depth=page.depth + 1, via=target.url)
+            # Links robots.txt already refuses are recorded, not queued: they cost no request, so they
+            # must not take the places of pages the budget can visit.
+            refused = [u for u in fresh if self.robots.known_disallows(u)]
+            wanted = [u for u in fresh if u not in refused_set] if (refused_set := set(refused)) else fresh
+            self._dropped += max(0, len(wanted) - room)
+            changed += self._requeue(run, wanted[:room], depth=page.depth + 1, via=target.url)
+            for held in self._requeue(run, refused, depth=page.depth + 1, via=target.url):
+                held.state, held.error = "disallowed", "disallowed by robots.txt"
+                changed.append(held)
         return changed
 
     def _refusal(self, url: str) -> tuple[str, str] | None:
@@ -187,7 +211,7 @@ class Crawler:
             return
         page.state, page.content_hash, page.changed_at = "fetched", digest, page.fetched_at
         page.title, page.markdown = parsed.title, parsed.markdown
-        page.links = links(res.data, res.url) if fmt.name == "webpage" else []
+        page.links = links(res.data, res.url, self.settings.crawl_links_per_page) if fmt.name == "webpage" else []
 
     # ------------------------------------------------------------------ helpers
     def _requeue(self, run: _Run, urls: list[str], *, depth: int, via: str | None) -> list[CrawlPage]:
@@ -212,9 +236,14 @@ class Crawler:
         return self.settings.crawl_depth < 0 or depth < self.settings.crawl_depth
 
     def _wait(self, url: str) -> None:
-        """Sleep until this host may be asked again (our delay, or robots.txt's when longer)."""
+        """Sleep until this host may be asked again (our delay, or robots.txt's when longer, up to its cap)."""
         host = host_of(url)
-        delay = max(self.settings.crawl_delay_s, self.robots.delay(url))
+        asked, cap = self.robots.delay(url), self.settings.crawl_max_delay_s
+        if not math.isfinite(asked) or asked > cap:  # "Crawl-delay: 1000000000" would hold the crawl for 31 years
+            self._capped.setdefault(host, f"robots.txt asks Crawl-delay {asked:g} s; waited {cap:g} s "
+                                          "(OHARA_CRAWL_MAX_DELAY_S)")
+            asked = cap
+        delay = max(self.settings.crawl_delay_s, asked)
         last = self._last_request.get(host)
         if last is not None:
             time.sleep(max(0.0, last + delay - time.monotonic()))

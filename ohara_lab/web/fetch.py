@@ -3,7 +3,9 @@
 Every request goes through httpx with the SSRF guard in its connections
 (`guard.GuardedBackend`), no proxies, no .netrc and no cookie jar (nothing that
 could send a credential), a User-Agent naming ohara-lab, a time limit for the
-whole exchange, and the body read under a size cap (`body.read_capped`).
+whole exchange (DNS, connect, TLS, headers and body of every hop end by
+`web_timeout_s` from the start: `guard.deadline`), and the body read under a
+size cap counted as it streams (`body.read_capped`).
 Redirects are followed here, at most `web_max_redirects` of them, each hop
 checked again; a loop is named as one. A conditional GET (ETag /
 Last-Modified) that the server answers with 304 returns `not_modified`.
@@ -23,7 +25,7 @@ import httpx
 from ..errors import BlockedURL, FetchError
 from ..settings import Settings
 from .body import MIB, read_capped
-from .guard import GuardedBackend, check_url
+from .guard import GuardedBackend, check_url, deadline
 
 REDIRECTS = (301, 302, 303, 307, 308)
 ACCEPT = ("text/html,application/xhtml+xml,application/pdf,application/epub+zip,"
@@ -90,15 +92,19 @@ class Fetcher:
 
         `hop_refusal(target)` may veto a redirect before it is followed (a crawl's scope and robots.txt).
         """
-        deadline = time.monotonic() + self.timeout
+        check_url(url)
+        with deadline(self.timeout):  # DNS, connects, TLS, every read and write of every hop: one limit
+            return self._follow(url, etag, last_modified, limit, hop_refusal, time.monotonic() + self.timeout)
+
+    def _follow(self, url: str, etag: str | None, last_modified: str | None, limit: int | None,
+                hop_refusal: Callable[[str], str | None] | None, ends: float) -> Resource:
         conditional = {k: v for k, v in (("If-None-Match", etag), ("If-Modified-Since", last_modified)) if v}
         seen, current = [url], url
         while True:
-            check_url(current)
             response = self._send(current, conditional, url)
             try:
                 if response.status_code not in REDIRECTS:
-                    return self._finish(url, current, seen[1:], response, deadline, limit or self.limit)
+                    return self._finish(url, current, seen[1:], response, ends, limit or self.limit)
                 target = self._redirect_target(url, current, response)
             finally:
                 response.close()  # a redirect's body is never read (nor decompressed)
@@ -106,6 +112,10 @@ class Fetcher:
                 raise FetchError(url, "redirect loop: " + " -> ".join([*seen[seen.index(target):], target]))
             if len(seen) > self.settings.web_max_redirects:
                 raise FetchError(url, f"more than {self.settings.web_max_redirects} redirects (web_max_redirects)")
+            try:
+                check_url(target)  # a Location header is as untrusted as a link
+            except BlockedURL as e:
+                raise BlockedURL(url, f"redirect to {e.path}: {e.reason}") from None
             vetoed = hop_refusal(target) if hop_refusal else None
             if vetoed:
                 raise FetchError(url, vetoed)
@@ -117,8 +127,15 @@ class Fetcher:
             return self.client.send(self.client.build_request("GET", current, headers=headers), stream=True)
         except BlockedURL as e:
             raise BlockedURL(url, e.reason if current == url else f"redirect to {current}: {e.reason}") from None
+        except FetchError as e:  # the guard's DNS lookup ran out of time
+            raise FetchError(url, e.reason if current == url else f"redirect to {current}: {e.reason}") from None
         except httpx.TimeoutException:
-            raise FetchError(url, f"no response within {self.timeout:g} s (web_timeout_s)") from None
+            raise FetchError(url, f"no complete response within {self.timeout:g} s (web_timeout_s: connect, headers "
+                                  "and body together)") from None
+        except httpx.RemoteProtocolError as e:
+            if "location header" in str(e).lower():  # httpx parses Location itself and refuses what it cannot
+                raise BlockedURL(url, f"redirect refused: {e}") from None
+            raise FetchError(url, f"request failed: {type(e).__name__}: {e}") from None
         except httpx.HTTPError as e:
             raise FetchError(url, f"request failed: {type(e).__name__}: {e}") from None
 
@@ -129,15 +146,16 @@ class Fetcher:
             raise FetchError(url, f"HTTP {response.status_code} redirect without a Location header")
         return urljoin(current, location.strip()).split("#", 1)[0]
 
-    def _finish(self, url: str, current: str, redirects: list[str], response: httpx.Response, deadline: float,
+    def _finish(self, url: str, current: str, redirects: list[str], response: httpx.Response, ends: float,
                 limit: int) -> Resource:
         status = response.status_code
         if status != 304 and not 200 <= status < 300:
             raise FetchError(url, f"HTTP {status} {response.reason_phrase}".rstrip(), status)
         try:
-            data = b"" if status == 304 else read_capped(response, url, limit, deadline)
+            data = b"" if status == 304 else read_capped(response, url, limit, ends)
         except httpx.TimeoutException:
-            raise FetchError(url, f"no data within {self.timeout:g} s (web_timeout_s)") from None
+            raise FetchError(url, f"body not complete within {self.timeout:g} s (web_timeout_s: connect, headers "
+                                  "and body together)") from None
         except httpx.HTTPError as e:
             raise FetchError(url, f"download failed: {type(e).__name__}: {e}") from None
         media = response.headers.get("content-type", "").split(";", 1)[0].strip().lower() or None

@@ -4,7 +4,8 @@ RFC 9309 §2.3.1: a robots.txt answered with a 4xx status means no rules (crawl
 everything); one that cannot be reached (5xx, timeout, refused connection) means
 crawl nothing from that origin. A file over 500 KiB (the least the RFC asks a
 crawler to read) is treated as unreachable: crawl nothing. The
-Crawl-delay the file names for us stretches the crawl's own per-host delay.
+Crawl-delay the file names for us stretches the crawl's own per-host delay, up
+to `crawl_max_delay_s` (the crawler cuts a longer one and reports it).
 """
 from __future__ import annotations
 
@@ -56,6 +57,11 @@ class Robots:
 
     def delay(self, url: str) -> float:
         return self.rules(url).delay(self.agent)
+
+    def known_disallows(self, url: str) -> bool:
+        """True when `url`'s origin has rules loaded already and they refuse it (asks nothing of the network)."""
+        rules = self._rules.get(origin_of(url))
+        return rules is not None and not rules.allows(url, self.agent)
 
     def _load(self, origin: str) -> Rules:
         try:

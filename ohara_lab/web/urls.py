@@ -42,15 +42,20 @@ def origin_of(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def links(html: bytes, base_url: str) -> list[str]:
-    """Canonical http(s) targets of the page's `<a href>` / `<area href>` links, in page order, without repeats."""
+def links(html: bytes, base_url: str, limit: int | None = None) -> list[str]:
+    """Canonical http(s) targets of the page's `<a href>` / `<area href>` links, in page order, without repeats.
+
+    At most `limit` of them (the first ones): a page holding 100,000 links costs no more than one holding `limit`.
+    """
+    if limit is not None and limit <= 0:
+        return []
     try:
         doc = lxml.html.document_fromstring(html, base_url=base_url)
     except (etree.ParserError, ValueError):
         return []
     base = doc.find(".//base[@href]")
     root = urljoin(base_url, base.get("href").strip()) if base is not None else base_url
-    found = []
+    found: dict[str, None] = {}
     for element in doc.iter("a", "area"):
         href = (element.get("href") or "").strip()
         if not href or href.startswith("#"):
@@ -58,10 +63,12 @@ def links(html: bytes, base_url: str) -> list[str]:
         target = urljoin(root, href)
         if is_web_url(target):
             try:
-                found.append(canonical(target))
+                found.setdefault(canonical(target))
             except ValueError:  # an unparseable port or host: not a link we can follow
                 continue
-    return list(dict.fromkeys(found))
+            if limit is not None and len(found) >= limit:
+                break
+    return list(found)
 
 
 def _remove_dot_segments(path: str) -> str:

@@ -4,7 +4,9 @@ Pages answer with an ETag (and honour If-None-Match with 304), so conditional
 re-crawls can be observed; special paths cover what a crawler meets in the
 wild: redirect chains and loops, a 50 MB body (streamed, or declared up front),
 a gzip bomb, a page that answers too slowly, binary bytes behind an .html name,
-and a robots.txt that disallows one folder.
+a robots.txt that disallows one folder, and servers that never finish: one
+trickles its headers a byte at a time, one its body (both until the client
+hangs up or the site stops).
 """
 from __future__ import annotations
 
@@ -47,6 +49,8 @@ class Site:
     hits: list[Hit] = field(default_factory=list)
     slow_seconds: float = 3.0
     page_delay: float = 0.0  # every page answer waits this long (to kill a crawl midway)
+    trickle_every: float = 0.02  # seconds between two bytes of /trickle-headers and /trickle-body
+    stopping: threading.Event = field(default_factory=threading.Event)
 
     def start(self) -> "Site":
         site = self
@@ -65,6 +69,7 @@ class Site:
         return self
 
     def stop(self) -> None:
+        self.stopping.set()  # ends the trickles still writing
         self.server.shutdown()
         self.server.server_close()
 
@@ -84,7 +89,8 @@ class Site:
         if path in self.redirects:
             return self._send(h, 302, b"", "text/plain", {"Location": self.redirects[path]})
         special = {"/big": self._big, "/big-declared": self._big_declared, "/bomb": self._bomb, "/slow": self._slow,
-                   "/cookie": self._cookie}.get(path)
+                   "/cookie": self._cookie, "/trickle-headers": self._trickle_headers,
+                   "/trickle-body": self._trickle_body}.get(path)
         if special:
             return special(h)
         if path not in self.pages:
@@ -144,8 +150,35 @@ class Site:
         except (BrokenPipeError, ConnectionResetError):
             pass
 
+    def _trickle(self, h: BaseHTTPRequestHandler, head: bytes, byte: bytes) -> None:
+        """Send `head`, then `byte` every `trickle_every` seconds, forever (until hung up on or stopped)."""
+        try:
+            h.wfile.write(head)
+            while not self.stopping.wait(self.trickle_every):
+                h.wfile.write(byte)
+        except OSError:  # BrokenPipe / ConnectionReset: the client gave up, as it should
+            pass
+        h.close_connection = True
+
+    def _trickle_headers(self, h: BaseHTTPRequestHandler) -> None:
+        """A status line and a header line that never ends: each byte arrives well within any read timeout."""
+        self._trickle(h, b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Trickle: ", b"a")
+
+    def _trickle_body(self, h: BaseHTTPRequestHandler) -> None:
+        """Complete headers (no length), then a body that never ends, one byte at a time."""
+        self._trickle(h, b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n<p>", b"x")
+
     def _cookie(self, h: BaseHTTPRequestHandler) -> None:
         self._send(h, 200, html("Cookie", paragraph("Cookies")), "text/html", {"Set-Cookie": "session=s3cret; Path=/"})
+
+
+def many_links_site(n: int = 100_000) -> Site:
+    """A home page holding `n` distinct links (the audit's frontier probe), none of which exists."""
+    s = Site()
+    s.pages = {"/robots.txt": ("text/plain", b"User-agent: *\nDisallow: /private/\n"),
+               "/": ("text/html", html("Many links", "<h1>Many links</h1>" + paragraph("Link farms"),
+                                       [f"/p{i}" for i in range(n)]))}
+    return s
 
 
 def small_site() -> Site:

@@ -9,9 +9,9 @@ import pytest
 
 from ohara_lab import Atlas
 from ohara_lab.errors import BlockedURL
-from tests.support import OFFLINE
+from tests.support import OFFLINE, offline_env
 
-from .site import html, paragraph
+from .site import Site, html, many_links_site, paragraph
 
 FAST = {"web_allow_private": True, "crawl_delay_s": 0.0, "web_timeout_s": 10}
 
@@ -127,3 +127,86 @@ def test_other_servers_are_followed_only_with_any_host(site, bare_site, atlas):
     atlas.crawl(site.url + "/", crawl_depth=2, crawl_same_host=False, **FAST)
     far = next(p for p in atlas.store.crawl_pages() if p.url == bare_site.url + "/elsewhere.html")
     assert far.state == "fetched" and "Far away" in far.markdown and "/robots.txt" in bare_site.paths()
+
+
+@pytest.fixture
+def many_links():
+    s = many_links_site(100_000).start()
+    yield s
+    s.stop()
+
+
+def _queued(atlas):
+    return sum(1 for p in atlas.store.crawl_pages() if p.state == "queued")
+
+
+@pytest.mark.slow  # ~10-20 s parsing the 3.4 MB page; the 200-link tests below check the same bounds quickly
+@pytest.mark.timeout(300)  # on main this crawl queued 99,998 rows (351 s in the audit)
+def test_a_page_with_100000_links_and_max_pages_3_leaves_no_huge_queue(many_links, atlas):
+    report = atlas.crawl(many_links.url + "/", crawl_max_pages=3, **FAST)
+    rows = atlas.store.crawl_pages()
+    assert report.visited == 3 and len(rows) <= 3 and _queued(atlas) == 0
+    assert report.links_dropped >= 1000 - 2  # what the per-page cap read, less the two pages the budget took
+    home = next(p for p in rows if p.url == many_links.url + "/")
+    assert len(home.links) == 1000  # crawl_links_per_page: the other 99,000 were never read
+
+
+@pytest.fixture
+def some_links():
+    s = many_links_site(200).start()
+    yield s
+    s.stop()
+
+
+@pytest.mark.timeout(300)
+def test_the_frontier_and_the_links_read_per_page_are_settings(some_links, atlas):
+    many_links = some_links
+    queued = []  # rows queued in the atlas after each visit
+    report = atlas.crawl(many_links.url + "/", crawl_depth=1, crawl_links_per_page=40, crawl_max_frontier=25,
+                         on_page=lambda page: queued.append(_queued(atlas)), **FAST)
+    assert queued[0] == 25 and max(queued) == 25 and report.links_dropped == 15
+    assert report.visited == 26 and report.counts == {"failed": 25, "fetched": 1}  # the 25 links are 404s
+    home = next(p for p in atlas.store.crawl_pages() if p.url == many_links.url + "/")
+    assert home.links == [f"{many_links.url}/p{i}" for i in range(40)]
+
+
+def test_max_pages_bounds_the_queue_not_just_the_fetches(some_links, atlas):
+    report = atlas.crawl(some_links.url + "/", crawl_max_pages=3, **FAST)
+    assert report.visited == 3 and len(atlas.store.crawl_pages()) == 3 and _queued(atlas) == 0
+    assert report.links_dropped == 198  # 200 links read, 2 visited (404s)
+
+
+def test_links_robots_txt_refuses_do_not_take_the_budget(site, atlas):
+    site.pages["/"] = ("text/html", html("Home", "<h1>Home</h1>" + paragraph("Start"),
+                                         ["/private/1.html", "/private/2.html", "/a.html", "/b.html"]))
+    report = atlas.crawl(site.url + "/", crawl_max_pages=3, **FAST)
+    states = _states(atlas)
+    assert report.visited == 3 and states["a.html"] == "fetched" and states["b.html"] == "fetched"
+    assert states["private/1.html"] == states["private/2.html"] == "disallowed"
+
+
+@pytest.fixture
+def patient_site():
+    s = Site()
+    s.pages = {"/robots.txt": ("text/plain", b"User-agent: *\nCrawl-delay: 1000000000\n"),
+               "/": ("text/html", html("Home", "<h1>Home</h1>" + paragraph("Waiting"), ["/a.html"])),
+               "/a.html": ("text/html", html("Alpha", "<h1>Alpha</h1>" + paragraph("Patience")))}
+    yield s.start()
+    s.stop()
+
+
+@pytest.mark.timeout(60)  # obeying the 31-year Crawl-delay would hang here: pytest-timeout fails it
+def test_a_huge_robots_crawl_delay_is_capped_and_reported(patient_site, atlas):
+    report = atlas.crawl(patient_site.url + "/", **{**FAST, "crawl_max_delay_s": 0.05})
+    assert _states(atlas) == {"": "fetched", "a.html": "fetched"}
+    assert report.delays_capped == {"127.0.0.1": "robots.txt asks Crawl-delay 1e+09 s; waited 0.05 s "
+                                                 "(OHARA_CRAWL_MAX_DELAY_S)"}
+
+
+@pytest.mark.timeout(120)
+def test_the_cli_names_the_capped_delay(patient_site, tmp_path):
+    done = subprocess.run([sys.executable, "-m", "ohara_lab.cli", "crawl", patient_site.url + "/", "--atlas",
+                           str(tmp_path / "a"), "--delay", "0", "--allow-private"], capture_output=True, text=True,
+                          timeout=100, env={**offline_env(), "OHARA_CRAWL_MAX_DELAY_S": "0"})
+    assert done.returncode == 0, done.stderr
+    assert "127.0.0.1: robots.txt asks Crawl-delay 1e+09 s; waited 0 s (OHARA_CRAWL_MAX_DELAY_S)" in done.stdout
