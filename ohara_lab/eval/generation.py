@@ -17,6 +17,7 @@ Caveat, measured rather than hidden: an extractive answer is up to three sentenc
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,6 +55,45 @@ def match_kind(answer: str, golds: Sequence[str]) -> str | None:
         if len(a) > 2 and a in g:
             return "gold_contains_answer"
     return None
+
+
+_ARTICLES = re.compile(r"\b(?:a|an|the)\b")
+_PUNCT = re.compile(r"[^\w\s]")
+
+
+def squad_normalise(text: str | None) -> str:
+    """SQuAD v1.1's answer normalisation: lower case, no punctuation, no articles, single spaces."""
+    return " ".join(_ARTICLES.sub(" ", _PUNCT.sub(" ", (text or "").lower())).split())
+
+
+def short_em(short: str | None, golds: Sequence[str]) -> float:
+    """1.0 when the short answer equals the gold or an alias after `squad_normalise`, else 0.0 (None scores 0)."""
+    s = squad_normalise(short)
+    return float(bool(s) and any(s == squad_normalise(g) for g in golds))
+
+
+def short_f1(short: str | None, golds: Sequence[str]) -> float:
+    """SQuAD token F1 of the short answer against its best gold or alias (None scores 0)."""
+    pred = squad_normalise(short).split()
+    best = 0.0
+    for gold in golds:
+        ref = squad_normalise(gold).split()
+        common = sum((Counter(pred) & Counter(ref)).values())
+        if common:
+            p, r = common / len(pred), common / len(ref)
+            best = max(best, 2 * p * r / (p + r))
+    return best
+
+
+def contains_answer(text: str, golds: Sequence[str]) -> bool:
+    """The gold or an alias, SQuAD-normalised, appears in `text` as whole words (citation markers ignored)."""
+    hay = f" {squad_normalise(_CITATION.sub(' ', text))} "
+    return any(g and f" {g} " in hay for g in map(squad_normalise, golds))
+
+
+def answer_words(text: str) -> int:
+    """Words of the answer, citation markers not counted."""
+    return len(_CITATION.sub(" ", text).split())
 
 
 def gold_answers(query: EvalQuery) -> list[str]:

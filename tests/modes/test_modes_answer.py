@@ -23,13 +23,18 @@ def test_offline_answer_quotes_cited_principal_sentences(atlas):
     assert isinstance(ans, Answer) and not ans.insufficient and ans.answered_by == "offline"
     principal = [f.id for f in ans.retrieval.tiers.principal]
     assert ans.citations and _markers(ans.text) == [c["ref"] for c in ans.citations]
+    assert [c["ref"] for c in ans.citations] == list(range(1, len(ans.citations) + 1))
+    first_use = list(dict.fromkeys(int(n) for n in re.findall(r"\[(\d+)\]", ans.text)))
+    assert first_use == [c["ref"] for c in ans.citations]  # [1], [2], ... in order of first use
     for c in ans.citations:
-        assert c["node_id"] == principal[c["ref"] - 1]  # [n] is the n-th Principal node
+        assert c["node_id"] == principal[c["passage"] - 1]  # the record keeps the passage number
         assert c["document_id"].startswith("documents/") and c["title"] and c["score"] > 0
     assert "2007" in ans.text
     d = ans.to_dict()
     json.dumps(d)
     assert d["answer"] == ans.text and d["retrieval"]["tiers"]["principal"]
+    assert d["short"] == ans.short and ans.short is not None and ans.text.startswith(ans.short)
+    assert "2007" in ans.short  # "When ...?" asks for a date, and the evidence names one
 
 
 def test_empty_principal_tier_means_insufficient_evidence_not_a_guess(atlas):
