@@ -2,9 +2,9 @@
 
 For every answerable query a config retrieves 10 results (`result_limit=10`); their
 texts become the numbered passages of the `answer` prompt, sent to the configured LLM
-provider. Offline that provider answers extractively (the passage sentences sharing
-most query terms, `ohara_lab.llm.offline_builtin.answer`), the same answer
-`Atlas.answer` gives without a key. The judge is the original's normalised match:
+provider. Offline the answer is extractive (`ohara_lab.extractive`: the sentences adding
+most evidence for the question, with a short answer when one span of the expected type
+stands out), the same answer `Atlas.answer` gives without a key. The judge is the original's normalised match:
 lowercase, anything but [a-z0-9 ] to a space, collapse spaces; correct if equal, if
 the answer contains the gold (gold longer than 3 characters) or the gold contains the
 answer (answer longer than 2). The original asked an LLM YES/NO for the remaining cases;
@@ -13,6 +13,14 @@ that happens here only with an LLM configured *and* a `judge_answer` prompt inst
 Caveat, measured rather than hidden: an extractive answer is up to three sentences, so
 "answer contains gold" is lenient. `context_has_answer` (the gold appears in the
 10 passages at all) is the ceiling any reader of this context could reach.
+
+Answer metrics (`GenerationRun.metrics`, `ohara eval --answers`), per config over the answerable
+queries, every gold alias counted: `short_em` / `short_f1`, exact match and token F1 of the short
+answer after SQuAD v1.1's normalisation (Rajpurkar et al., 2016: lower case, no punctuation, no
+articles; a missing short answer scores 0); `answer_contains`, the gold as whole words in the answer
+text; `answer_words`, its mean length; `context_has_answer`, the gold as whole words in the passages
+the answerer read; `support_precision`, the share of cited passages that are gold (the dataset's
+matcher), over the answers citing any.
 """
 from __future__ import annotations
 
@@ -22,9 +30,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..extractive import extractive_reply
 from .build import BuiltAtlas
 from .configs import get_configs
 from .dataset import Dataset, EvalQuery
+from .matchers import matcher_for
 from .runner import run_config
 
 GENERATION_CONFIGS = "vector_only,full,tuned"
@@ -128,6 +138,16 @@ class GenerationRun:
     judge: str = "normalised match"
     notes: list[str] = field(default_factory=list)
 
+    def metrics(self) -> dict[str, Any]:
+        """The answer metrics per config, the JSON contract of `ohara eval --answers`: {"configs": {name: {...}}}."""
+        keys = ("n", *ANSWER_METRICS)
+        return {"provider": self.provider, "judge": self.judge, "notes": self.notes,
+                "configs": {r["config"]: {k: r[k] for k in keys} for r in self.summary}}
+
+
+ANSWER_METRICS = ("short_em", "short_f1", "answer_contains", "answer_words", "context_has_answer",
+                  "support_precision", "accuracy", "short_given", "insufficient")
+
 
 def generation_run(
     built: BuiltAtlas,
@@ -137,32 +157,67 @@ def generation_run(
     top_k: int = TOP_K,
     llm_judge: Judge | None = None,
     progress: bool = False,
+    overrides: dict[str, Any] | None = None,
 ) -> GenerationRun:
-    """Answer every answerable query with gold text from each config's top `top_k`, and judge it."""
+    """Answer every answerable query with gold text from each config's top `top_k`, and judge it.
+
+    Offline (the built-in `answer` behaviour) the answer is `ohara_lab.extractive`'s over the whole
+    passages, weighted by the atlas's idf and the passages' stored entities, as `Atlas.answer` gives
+    it; a model gets each passage cut at `PASSAGE_CHARS`. `overrides` apply to every config (e.g. a
+    profile); a config naming its own profile keeps it.
+    """
+    from ..llm import offline_behaviours  # noqa: PLC0415
+    from ..llm.offline_builtin import answer as builtin_answer  # noqa: PLC0415
     from ..llm.shared import provider_for  # noqa: PLC0415
+    from ..modes.answer import atlas_idf, passage_entities  # noqa: PLC0415
 
     provider = provider_for(built.atlas.settings)
+    extractive = provider.name == "offline" and offline_behaviours().get("answer") is builtin_answer
     queries = [q for q in dataset.queries if not q.is_null and gold_answers(q)]
     ids = [q.id for q in queries]
+    store = built.atlas.store
     rows: list[dict[str, Any]] = []
     for config in get_configs(configs if isinstance(configs, str) else list(configs)):
-        run = run_config(built, dataset, config, query_ids=ids, result_limit=top_k, progress=progress)
+        extra = {k: v for k, v in (overrides or {}).items() if not (k == "profile" and "profile" in config.overrides)}
+        run = run_config(built, dataset, config, overrides=extra, query_ids=ids, result_limit=top_k,
+                         progress=progress)
         for q in queries:
-            passages = [item.text[:PASSAGE_CHARS] for item in run.results[q.id].ranked[:top_k] if item.text]
-            reply = provider.generate("answer", {"question": q.text, "passages": passages}).data
+            items = [item for item in run.results[q.id].ranked[:top_k] if item.text]
+            short = None
+            if extractive:
+                passages = [f"({item.title})\n{item.text}" if item.title else item.text for item in items]
+                reply, span, _ = extractive_reply(q.text, passages, idf=atlas_idf(store, q.text),
+                                                  entities=passage_entities(store, [i.node_id for i in items]))
+                short = span.text if span else None
+            else:
+                passages = [item.text[:PASSAGE_CHARS] for item in items]
+                reply = provider.generate("answer", {"question": q.text, "passages": passages}).data
             golds = gold_answers(q)
-            answer = reply.get("answer", "")
-            how = None if reply.get("insufficient") else match_kind(answer, golds)
-            if how is None and llm_judge is not None and not reply.get("insufficient"):
+            answer = str(reply.get("answer", ""))
+            insufficient = bool(reply.get("insufficient"))
+            how = None if insufficient else match_kind(answer, golds)
+            if how is None and llm_judge is not None and not insufficient:
                 how = "llm_judge" if llm_judge(q.text, golds[0], answer) else None
-            context = normalise(" ".join(passages))
+            matcher = matcher_for(q, dataset.matcher)
+            cited = [n for n in dict.fromkeys(reply.get("cited") or []) if isinstance(n, int) and 1 <= n <= len(items)]
+            gold_cited = [matcher(items[n - 1]) is not None for n in cited]
             rows.append({"config": config.name, "id": q.id, "question_type": q.type, "gold": golds[0],
-                         "answer": answer, "insufficient": bool(reply.get("insufficient")),
+                         "short": short, "answer": answer, "insufficient": insufficient,
                          "correct": how is not None, "how": how,
-                         "context_has_answer": any(normalise(g) and normalise(g) in context for g in golds)})
+                         "short_em": short_em(short, golds), "short_f1": round(short_f1(short, golds), 4),
+                         "answer_contains": not insufficient and contains_answer(answer, golds),
+                         "answer_words": answer_words(answer),
+                         "context_has_answer": contains_answer(" ".join(passages), golds),
+                         "support_precision": sum(gold_cited) / len(gold_cited) if gold_cited else None})
     return GenerationRun(rows, _summarise(rows, ("config",)), _summarise(rows, ("config", "question_type")),
-                         provider=provider.name, judge="normalised match" + (" + LLM judge" if llm_judge else ""),
+                         provider=provider.name + (" (extractive)" if extractive else ""),
+                         judge="normalised match" + (" + LLM judge" if llm_judge else ""),
                          notes=[f"{len(queries)} answerable queries with a reference answer; top {top_k} per config"])
+
+
+def _mean(values: Sequence[Any], digits: int = 4) -> float | None:
+    present = [float(v) for v in values if v is not None]
+    return round(sum(present) / len(present), digits) if present else None
 
 
 def _summarise(rows: Sequence[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -171,9 +226,14 @@ def _summarise(rows: Sequence[dict[str, Any]], keys: tuple[str, ...]) -> list[di
         groups.setdefault(tuple(r[k] for k in keys), []).append(r)
     out = []
     for key, rs in groups.items():
-        n = len(rs)
-        out.append({**dict(zip(keys, key)), "n": n,
-                    "accuracy": round(sum(r["correct"] for r in rs) / n, 4),
-                    "context_has_answer": round(sum(r["context_has_answer"] for r in rs) / n, 4),
-                    "insufficient": round(sum(r["insufficient"] for r in rs) / n, 4)})
+        out.append({**dict(zip(keys, key)), "n": len(rs),
+                    "accuracy": _mean([r["correct"] for r in rs]),
+                    "context_has_answer": _mean([r["context_has_answer"] for r in rs]),
+                    "insufficient": _mean([r["insufficient"] for r in rs]),
+                    "short_em": _mean([r["short_em"] for r in rs]),
+                    "short_f1": _mean([r["short_f1"] for r in rs]),
+                    "short_given": _mean([r["short"] is not None for r in rs]),
+                    "answer_contains": _mean([r["answer_contains"] for r in rs]),
+                    "answer_words": _mean([r["answer_words"] for r in rs], 1),
+                    "support_precision": _mean([r["support_precision"] for r in rs])})
     return out
