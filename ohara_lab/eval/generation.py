@@ -28,14 +28,16 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..extractive import extractive_reply
-from .build import BuiltAtlas
+from .build import BuiltAtlas, build_atlas
 from .configs import get_configs
 from .dataset import Dataset, EvalQuery
 from .matchers import matcher_for
-from .runner import run_config
+from .runner import DEFAULT_SEED, prepare_dataset, run_config
+from .splits import half
 
 GENERATION_CONFIGS = "vector_only,full,tuned"
 TOP_K = 10
@@ -213,6 +215,47 @@ def generation_run(
                          provider=provider.name + (" (extractive)" if extractive else ""),
                          judge="normalised match" + (" + LLM judge" if llm_judge else ""),
                          notes=[f"{len(queries)} answerable queries with a reference answer; top {top_k} per config"])
+
+
+def evaluate_answers(
+    name_or_path: str | Path,
+    data_dir: str | Path | None = None,
+    *,
+    configs: str = GENERATION_CONFIGS,
+    limit: int | None = None,
+    distractors: int | None = None,
+    unanswerable: float | None = None,
+    seed: int = DEFAULT_SEED,
+    atlas_dir: str | Path | None = None,
+    embedder: str = "auto",
+    reference_date: str | None = None,
+    rebuild: bool = False,
+    profile: str | None = None,
+    split: str | None = None,
+    top_k: int = TOP_K,
+    progress: bool = True,
+) -> GenerationRun:
+    """Load, build (or reuse the cached atlas), answer: what `ohara eval --answers` does (`split` keeps one
+    seeded half of the queries, as `evaluate_dataset`'s does)."""
+    ds = prepare_dataset(name_or_path, data_dir, limit=limit, distractors=distractors, unanswerable=unanswerable,
+                         seed=seed)
+    with build_atlas(ds, atlas_dir, embedder=embedder, reference_date=reference_date, progress=progress,
+                     rebuild=rebuild) as built:
+        return generation_run(built, half(ds, split, seed), configs, top_k=top_k, progress=progress,
+                              overrides={"profile": profile} if profile else None)
+
+
+def answer_table(run: GenerationRun) -> str:
+    """The answer metrics as a fixed-width text table, one row per config (shares as percentages)."""
+    head = ("config", "n", *ANSWER_METRICS[:6])
+    lines = ["  ".join(f"{h:>18}" if i else f"{h:<14}" for i, h in enumerate(head))]
+    for r in run.summary:
+        cells = [f"{r['config']:<14}", f"{r['n']:>18}"]
+        for k in ANSWER_METRICS[:6]:
+            v = r[k]
+            cells.append(f"{'-':>18}" if v is None else f"{v:>18.1f}" if k == "answer_words" else f"{100 * v:>17.1f}%")
+        lines.append("  ".join(cells))
+    return "\n".join(lines)
 
 
 def _mean(values: Sequence[Any], digits: int = 4) -> float | None:
