@@ -43,6 +43,7 @@ W_TYPE = 0.35
 W_BRIDGE = 1.0
 W_RANK = 0.3  # / the passage's rank: the retriever's order is evidence too
 SHORT_ORDER = "terms"
+CLEAR_MARGIN = 0.5  # the nearest span is clearly best only at most half as far from the question's words
 TITLE_NAMES = True  # a passage's "(title)" line names the subject of each of its sentences
 STOPWORDS = QUERY_STOPWORDS | QUESTION_WORDS
 _SOURCE_LINE = re.compile(r"^\s*\([^)\n]{1,200}\)\s*\n")
@@ -153,7 +154,8 @@ def _short(question: str, chosen: Sequence[Chosen],
     if not want:
         return None
     q_terms = {stem(t) for t in _tokens(question)}
-    for ch in sorted(chosen, key=lambda c: -c.gain):
+    # A bridge sentence is the later hop of a chain, the one that answers: it is read first.
+    for ch in sorted(chosen, key=lambda c: (-bool(c.bridge), -c.gain)):
         ents = entities[ch.passage - 1] if entities and ch.passage <= len(entities) else ()
         spans = [s for s in typed_spans(ch.text, ents, want.types) if not in_question(s.text, question)]
         if not spans:
@@ -170,8 +172,8 @@ def _short(question: str, chosen: Sequence[Chosen],
             return None
         dist = sorted((min(abs(s.start - a) if a < s.start else abs(a - s.end) for a in anchors), i)
                       for i, s in enumerate(spans))
-        if len(dist) > 1 and dist[0][0] == dist[1][0]:
-            return None  # two spans equally near: no clearly best one
+        if len(dist) > 1 and dist[0][0] > CLEAR_MARGIN * dist[1][0]:
+            return None  # two spans about as near: no clearly best one
         return spans[dist[0][1]], ch
     return None
 
@@ -185,13 +187,27 @@ def _candidates(passages: Sequence[str], entities: Sequence[Entities] | None,
         head = _SOURCE_LINE.match(passage)
         # The passage is about its title's subject, even where a sentence says only "It": the title names it.
         title = re.sub(r"\s*\([^)]*\)\s*$", "", head.group(0).strip()[1:-1]).strip() if head and TITLE_NAMES else ""
-        for position, sentence in enumerate(sentences(body)):
+        for position, sentence in enumerate(_sentences(body)):
             names = {name for name, _ in ents if _has_name(sentence, name)} or set()
             names |= {m.group(0) for m in _NAME.finditer(sentence) if len(m.group(0)) > 2} if not ents else set()
             if len(title) > 2:
                 names.add(title)
             spans = typed_spans(sentence, ents, types) if types else []
             out.append(_Candidate(n, position, sentence, {stem(t) for t in _tokens(sentence)}, names, spans))
+    return out
+
+
+_ABBREVIATION = re.compile(r"(?:\b[A-Z]|\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Lt|Capt|Rev|Mt|No|vs|U\.S))\.$")
+
+
+def _sentences(text: str) -> list[str]:
+    """`text.sentences`, rejoined where a split fell after an initial or a title ("G. Stanley Hall", "Dr. Lund")."""
+    out: list[str] = []
+    for piece in sentences(text):
+        if out and _ABBREVIATION.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
     return out
 
 
