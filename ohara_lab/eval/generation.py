@@ -104,8 +104,8 @@ def contains_answer(text: str, golds: Sequence[str]) -> bool:
 
 
 def answer_words(text: str) -> int:
-    """Words of the answer, citation markers not counted."""
-    return len(_CITATION.sub(" ", text).split())
+    """Words of the answer (runs holding a letter or digit), citation markers not counted."""
+    return sum(any(ch.isalnum() for ch in w) for w in _CITATION.sub(" ", text).split())
 
 
 def gold_answers(query: EvalQuery) -> list[str]:
