@@ -9,7 +9,9 @@ what is shown is clipped). A sentence's evidence for question Q is
     evidence(s) = Σ_{t ∈ T(Q) ∩ T(s), t not yet covered} idf(t) / Σ_{t ∈ T(Q)} idf(t)   (IDF-weighted coverage)
                 + W_ENTITY · |E(Q) ∩ E(s), not yet covered| / |E(Q)|                    (the query's entities)
                 + W_TYPE   · [s holds a span of the expected answer type not in Q]        (`answer_type`)
-                + W_BRIDGE · [s names an entity of a chosen sentence that Q does not name] (the multi-hop bridge)
+                + W_BRIDGE · spec(b) · [s, in another passage, names an entity b of a chosen sentence that Q
+                                        does not name] (the multi-hop bridge; spec = idf of b's rarest word
+                                        over the highest idf, so "United States" links little)
 
 with T the stemmed content terms, E the entity names, and idf(t) = ln((N − df(t) + 0.5) / (df(t) + 0.5))
 clamped at `MIN_IDF`: Robertson and Spärck Jones' term weight, the idf of BM25 (Robertson & Zaragoza,
@@ -17,7 +19,9 @@ clamped at `MIN_IDF`: Robertson and Spärck Jones' term weight, the idf of BM25 
 full-text rows (`GraphStore.term_document_counts`, `corpus_stats`), or over the given sentences when
 no atlas is at hand. Selection is greedy (each step takes the sentence adding most evidence, ties by
 passage then position): coverage counts only what earlier picks did not cover, the type and bridge
-bonuses apply once, and a sentence adding less than `MIN_GAIN` is not taken. So the answer is padded
+bonuses apply once, and a sentence adding less than `MIN_GAIN` is not taken. A prior W_RANK / rank of
+the passage breaks near-ties towards the retriever's order, but is no evidence (it is left out of
+that test). So the answer is padded
 with nothing, and holds at most `MAX_SENTENCES`.
 
 The short answer is a span of the expected type, not in the question, in the chosen sentence with most
@@ -35,7 +39,7 @@ from .answer_type import TypedSpan, expected_types, in_question, typed_spans
 from .text import QUERY_STOPWORDS, QUESTION_WORDS, sentences, stem, tokenize
 
 MAX_SENTENCES = 3
-MIN_GAIN = 0.3  # a sentence adding less evidence than this pads the answer
+MIN_GAIN = 0.3  # a sentence adding less evidence than this (rank prior aside) pads the answer
 MIN_IDF = 0.05  # a term in nearly every row still counts a little (BM25's idf goes negative there)
 # Weights read off MuSiQue's tuning half (`ohara_lab.eval.calibrate.tuning_split`), never its test half.
 W_ENTITY = 0.25
@@ -44,6 +48,8 @@ W_BRIDGE = 1.0
 W_RANK = 0.3  # / the passage's rank: the retriever's order is evidence too
 SHORT_ORDER = "terms"
 CLEAR_MARGIN = 0.5  # the nearest span is clearly best only at most half as far from the question's words
+BRIDGE_IDF = True  # scale the bridge bonus by how rare the linking name is
+VALUE_TYPES = frozenset({"DATE", "AMOUNT", "NUMBER"})  # a year shared by two passages links nothing
 TITLE_NAMES = True  # a passage's "(title)" line names the subject of each of its sentences
 STOPWORDS = QUERY_STOPWORDS | QUESTION_WORDS
 _SOURCE_LINE = re.compile(r"^\s*\([^)\n]{1,200}\)\s*\n")
@@ -74,6 +80,7 @@ class _Candidate:
     terms: set[str]
     names: set[str]
     spans: list[TypedSpan] = field(default_factory=list)
+    values: set[str] = field(default_factory=set)  # its names that are dates or amounts: values, not links
 
 
 def idf_from_counts(counts: Mapping[str, int], n_rows: int) -> dict[str, float]:
@@ -102,6 +109,13 @@ def select_sentences(question: str, passages: Sequence[str], *, idf: Mapping[str
         weights[stem(token)] = max(weights.get(stem(token), 0.0), idf.get(token, max(idf.values(), default=1.0)))
     total = sum(weights.values()) or 1.0
     q_names = _question_entities(question, entities)
+    top = max(idf.values(), default=1.0) or 1.0
+
+    def specific(name: str) -> float:
+        """How rare a bridge name is: its rarest word's idf over the highest (1 when no word is known).
+        "United States" links every passage; "Jonas Brekke" links two."""
+        known = [idf[t] for t in _WORDS.findall(name.lower()) if t in idf]
+        return min(1.0, max(known) / top) if known and BRIDGE_IDF else 1.0
     chosen: list[Chosen] = []
     covered: set[str] = set()
     named: set[str] = set()
@@ -117,17 +131,20 @@ def select_sentences(question: str, passages: Sequence[str], *, idf: Mapping[str
             new_terms = (c.terms & set(weights)) - covered
             new_names = (c.names & q_names) - named
             has_type = bool(c.spans) and not typed
-            bridge = next((n for n in sorted(c.names) if bridges.get(n, c.passage) != c.passage), "")
+            links = [n for n in sorted(c.names) if bridges.get(n, c.passage) != c.passage]
+            bridge = max(links, key=lambda n: (specific(n), n), default="")
             gain = (sum(weights[t] for t in new_terms) / total
                     + W_RANK / c.passage
                     + (W_ENTITY * len(new_names) / len(q_names) if q_names else 0.0)
-                    + (W_TYPE if has_type else 0.0) + (W_BRIDGE if bridge else 0.0))
+                    + (W_TYPE if has_type else 0.0) + (W_BRIDGE * specific(bridge) if bridge else 0.0))
             if not new_terms and not new_names and not bridge:
                 continue  # an answer-type span alone is no evidence that the sentence is about the question
+            if gain - W_RANK / c.passage < MIN_GAIN:
+                continue  # the retriever's order ranks evidence; it is none itself
             key = (-gain, c.passage, c.position)
             if best is None or key < best:
                 best, best_c, best_parts = key, c, (new_terms, new_names, has_type, bridge)
-        if best is None or best_c is None or -best[0] < MIN_GAIN:
+        if best is None or best_c is None:
             break
         new_terms, new_names, has_type, bridge = best_parts
         chosen.append(Chosen(best_c.passage, best_c.position, best_c.text, round(-best[0], 4),
@@ -136,7 +153,7 @@ def select_sentences(question: str, passages: Sequence[str], *, idf: Mapping[str
         named |= new_names
         typed = typed or has_type
         for name in best_c.names:
-            if not in_question(name, question):
+            if not in_question(name, question) and name not in best_c.values:
                 bridges.setdefault(name, best_c.passage)
     return chosen
 
@@ -193,7 +210,8 @@ def _candidates(passages: Sequence[str], entities: Sequence[Entities] | None,
             if len(title) > 2:
                 names.add(title)
             spans = typed_spans(sentence, ents, types) if types else []
-            out.append(_Candidate(n, position, sentence, {stem(t) for t in _tokens(sentence)}, names, spans))
+            values = {name for name, etype in ents if etype in VALUE_TYPES and name in names}
+            out.append(_Candidate(n, position, sentence, {stem(t) for t in _tokens(sentence)}, names, spans, values))
     return out
 
 
@@ -211,6 +229,7 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
+_WORDS = re.compile(r"[a-z0-9]+")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
 
 

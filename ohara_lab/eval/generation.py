@@ -171,7 +171,7 @@ def generation_run(
     from ..llm import offline_behaviours  # noqa: PLC0415
     from ..llm.offline_builtin import answer as builtin_answer  # noqa: PLC0415
     from ..llm.shared import provider_for  # noqa: PLC0415
-    from ..modes.answer import atlas_idf, passage_entities  # noqa: PLC0415
+    from ..modes.answer import atlas_idf, evidence_words, passage_entities  # noqa: PLC0415
 
     provider = provider_for(built.atlas.settings)
     extractive = provider.name == "offline" and offline_behaviours().get("answer") is builtin_answer
@@ -188,8 +188,9 @@ def generation_run(
             short = None
             if extractive:
                 passages = [f"({item.title})\n{item.text}" if item.title else item.text for item in items]
-                reply, span, _ = extractive_reply(q.text, passages, idf=atlas_idf(store, q.text),
-                                                  entities=passage_entities(store, [i.node_id for i in items]))
+                entities = passage_entities(store, [i.node_id for i in items])
+                idf = atlas_idf(store, evidence_words(q.text, entities))
+                reply, span, _ = extractive_reply(q.text, passages, idf=idf, entities=entities)
                 short = span.text if span else None
             else:
                 passages = [item.text[:PASSAGE_CHARS] for item in items]

@@ -113,9 +113,16 @@ def _generate(atlas: Any, settings: Any, question: str, retrieval: Any,
 def offline_answer(store: Any, question: str, retrieval: Any, chosen: list[Any]) -> tuple[dict[str, Any], str | None]:
     """The extractive reply over the whole passages, weighted by the atlas's idf and the passages' entities."""
     passages = [_passage(retrieval, f.id) for f in chosen]
-    data, short, _ = extractive_reply(question, passages, idf=atlas_idf(store, question),
-                                      entities=passage_entities(store, [f.id for f in chosen]))
+    entities = passage_entities(store, [f.id for f in chosen])
+    data, short, _ = extractive_reply(question, passages, idf=atlas_idf(store, evidence_words(question, entities)),
+                                      entities=entities)
     return data, short.text if short else None
+
+
+def evidence_words(question: str, entities: list[list[tuple[str, str]]]) -> str:
+    """The words whose idf the extractive answer reads: the question's and the passages' entity names'
+    (a bridge through a rare name counts more than one through "United States")."""
+    return " ".join([question, *(name for pairs in entities for name, _ in pairs)])
 
 
 def atlas_idf(store: Any, text: str) -> dict[str, float]:
