@@ -19,7 +19,8 @@ clamped at `MIN_IDF`: Robertson and Spärck Jones' term weight, the idf of BM25 
 full-text rows (`GraphStore.term_document_counts`, `corpus_stats`), or over the given sentences when
 no atlas is at hand. Selection is greedy (each step takes the sentence adding most evidence, ties by
 passage then position): coverage counts only what earlier picks did not cover, the type and bridge
-bonuses apply once, and a sentence adding less than `MIN_GAIN` is not taken. A prior W_RANK / rank of
+bonuses apply once, and a further sentence adding less than `MIN_GAIN` is not taken (the first needs
+only to share a term or an entity with the question). A prior W_RANK / rank of
 the passage breaks near-ties towards the retriever's order, but is no evidence (it is left out of
 that test). So the answer is padded
 with nothing, and holds at most `MAX_SENTENCES`.
@@ -139,7 +140,7 @@ def select_sentences(question: str, passages: Sequence[str], *, idf: Mapping[str
                     + (W_TYPE if has_type else 0.0) + (W_BRIDGE * specific(bridge) if bridge else 0.0))
             if not new_terms and not new_names and not bridge:
                 continue  # an answer-type span alone is no evidence that the sentence is about the question
-            if gain - W_RANK / c.passage < MIN_GAIN:
+            if chosen and gain - W_RANK / c.passage < MIN_GAIN:  # the first pick only needs some evidence
                 continue  # the retriever's order ranks evidence; it is none itself
             key = (-gain, c.passage, c.position)
             if best is None or key < best:
