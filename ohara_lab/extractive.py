@@ -35,6 +35,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .answer_type import TypedSpan, expected_types, in_question, typed_spans
 from .text import QUERY_STOPWORDS, QUESTION_WORDS, sentences, stem, tokenize
@@ -266,7 +267,7 @@ QUOTE_CHARS = 1000  # the prompt schema's longest quote
 
 
 def extractive_reply(question: str, passages: Sequence[str], *, idf: Mapping[str, float] | None = None,
-                     entities: Sequence[Entities] | None = None) -> tuple[dict[str, object], TypedSpan | None, int]:
+                     entities: Sequence[Entities] | None = None) -> tuple[dict[str, Any], TypedSpan | None, int]:
     """The `answer` prompt's reply made offline, the short answer and the passage holding it (0: none).
 
     The text is the short answer when there is one ("G. Stanley Hall [2].") and then the chosen
