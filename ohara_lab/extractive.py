@@ -29,6 +29,7 @@ The short answer is a span of the expected type, not in the question, in the cho
 evidence that holds one: that sentence's only such span, or the one clearly best (of the first
 expected type, then nearest to the question's words in the sentence); two equally good spans give none.
 """
+
 from __future__ import annotations
 
 import math
@@ -95,8 +96,14 @@ def passage_body(passage: str) -> str:
     return _SOURCE_LINE.sub("", passage, count=1)
 
 
-def select_sentences(question: str, passages: Sequence[str], *, idf: Mapping[str, float] | None = None,
-                     entities: Sequence[Entities] | None = None, limit: int = MAX_SENTENCES) -> list[Chosen]:
+def select_sentences(
+    question: str,
+    passages: Sequence[str],
+    *,
+    idf: Mapping[str, float] | None = None,
+    entities: Sequence[Entities] | None = None,
+    limit: int = MAX_SENTENCES,
+) -> list[Chosen]:
     """The sentences adding most evidence for `question`, greedily, at most `limit`, in the order chosen.
 
     `idf` maps lower-case tokens to their weight (missing: computed over the passages' sentences);
@@ -118,6 +125,7 @@ def select_sentences(question: str, passages: Sequence[str], *, idf: Mapping[str
         "United States" links every passage; "Jonas Brekke" links two."""
         known = [idf[t] for t in _WORDS.findall(name.lower()) if t in idf]
         return min(1.0, max(known) / top) if known and BRIDGE_IDF else 1.0
+
     chosen: list[Chosen] = []
     covered: set[str] = set()
     named: set[str] = set()
@@ -135,10 +143,13 @@ def select_sentences(question: str, passages: Sequence[str], *, idf: Mapping[str
             has_type = bool(c.spans) and not typed
             links = [n for n in sorted(c.names) if bridges.get(n, c.passage) != c.passage]
             bridge = max(links, key=lambda n: (specific(n), n), default="")
-            gain = (sum(weights[t] for t in new_terms) / total
-                    + W_RANK / c.passage
-                    + (W_ENTITY * len(new_names) / len(q_names) if q_names else 0.0)
-                    + (W_TYPE if has_type else 0.0) + (W_BRIDGE * specific(bridge) if bridge else 0.0))
+            gain = (
+                sum(weights[t] for t in new_terms) / total
+                + W_RANK / c.passage
+                + (W_ENTITY * len(new_names) / len(q_names) if q_names else 0.0)
+                + (W_TYPE if has_type else 0.0)
+                + (W_BRIDGE * specific(bridge) if bridge else 0.0)
+            )
             if not new_terms and not new_names and not bridge:
                 continue  # an answer-type span alone is no evidence that the sentence is about the question
             if chosen and gain - W_RANK / c.passage < MIN_GAIN:  # the first pick only needs some evidence
@@ -149,8 +160,18 @@ def select_sentences(question: str, passages: Sequence[str], *, idf: Mapping[str
         if best is None or best_c is None:
             break
         new_terms, new_names, has_type, bridge = best_parts
-        chosen.append(Chosen(best_c.passage, best_c.position, best_c.text, round(-best[0], 4),
-                             tuple(sorted(new_terms)), tuple(sorted(new_names)), has_type, bridge))
+        chosen.append(
+            Chosen(
+                best_c.passage,
+                best_c.position,
+                best_c.text,
+                round(-best[0], 4),
+                tuple(sorted(new_terms)),
+                tuple(sorted(new_names)),
+                has_type,
+                bridge,
+            )
+        )
         covered |= new_terms
         named |= new_names
         typed = typed or has_type
@@ -160,15 +181,17 @@ def select_sentences(question: str, passages: Sequence[str], *, idf: Mapping[str
     return chosen
 
 
-def short_answer(question: str, chosen: Sequence[Chosen],
-                 entities: Sequence[Entities] | None = None) -> TypedSpan | None:
+def short_answer(
+    question: str, chosen: Sequence[Chosen], entities: Sequence[Entities] | None = None
+) -> TypedSpan | None:
     """The span of the expected type the chosen sentences name (see the module docstring), or None."""
     found = _short(question, chosen, entities)
     return found[0] if found else None
 
 
-def _short(question: str, chosen: Sequence[Chosen],
-           entities: Sequence[Entities] | None) -> tuple[TypedSpan, Chosen] | None:
+def _short(
+    question: str, chosen: Sequence[Chosen], entities: Sequence[Entities] | None
+) -> tuple[TypedSpan, Chosen] | None:
     want = expected_types(question)
     if not want:
         return None
@@ -189,16 +212,16 @@ def _short(question: str, chosen: Sequence[Chosen],
         anchors = [m.start() for m in re.finditer(r"[a-z0-9]+", ch.text.lower()) if stem(m.group(0)) in q_terms]
         if not anchors:
             return None
-        dist = sorted((min(abs(s.start - a) if a < s.start else abs(a - s.end) for a in anchors), i)
-                      for i, s in enumerate(spans))
+        dist = sorted(
+            (min(abs(s.start - a) if a < s.start else abs(a - s.end) for a in anchors), i) for i, s in enumerate(spans)
+        )
         if len(dist) > 1 and dist[0][0] > CLEAR_MARGIN * dist[1][0]:
             return None  # two spans about as near: no clearly best one
         return spans[dist[0][1]], ch
     return None
 
 
-def _candidates(passages: Sequence[str], entities: Sequence[Entities] | None,
-                types: Sequence[str]) -> list[_Candidate]:
+def _candidates(passages: Sequence[str], entities: Sequence[Entities] | None, types: Sequence[str]) -> list[_Candidate]:
     out = []
     for n, passage in enumerate(passages, 1):
         ents = list(entities[n - 1]) if entities and n <= len(entities) else []
@@ -248,8 +271,12 @@ def _has_name(text: str, name: str) -> bool:
 
 def _question_entities(question: str, entities: Sequence[Entities] | None) -> set[str]:
     """Entity names (of the passages' lists) that the question names, else its capitalised names."""
-    names = {name for ents in entities or () for name, _ in ents
-             if _has_name(question, name) or (len(name) > 3 and _has_name(question.lower(), name.lower()))}
+    names = {
+        name
+        for ents in entities or ()
+        for name, _ in ents
+        if _has_name(question, name) or (len(name) > 3 and _has_name(question.lower(), name.lower()))
+    }
     if names:
         return names
     return {m.group(0) for m in _NAME.finditer(question[1:]) if len(m.group(0)) > 2}
@@ -266,8 +293,13 @@ SHOWN_CHARS = 400  # a quoted sentence is clipped to this when shown (selection 
 QUOTE_CHARS = 1000  # the prompt schema's longest quote
 
 
-def extractive_reply(question: str, passages: Sequence[str], *, idf: Mapping[str, float] | None = None,
-                     entities: Sequence[Entities] | None = None) -> tuple[dict[str, Any], TypedSpan | None, int]:
+def extractive_reply(
+    question: str,
+    passages: Sequence[str],
+    *,
+    idf: Mapping[str, float] | None = None,
+    entities: Sequence[Entities] | None = None,
+) -> tuple[dict[str, Any], TypedSpan | None, int]:
     """The `answer` prompt's reply made offline, the short answer and the passage holding it (0: none).
 
     The text is the short answer when there is one ("G. Stanley Hall [2].") and then the chosen
@@ -275,8 +307,11 @@ def extractive_reply(question: str, passages: Sequence[str], *, idf: Mapping[str
     """
     chosen = select_sentences(question, passages, idf=idf, entities=entities)
     if not chosen:
-        return ({"answer": "The passages do not answer this question.", "cited": [], "insufficient": True,
-                 "quotes": []}, None, 0)
+        return (
+            {"answer": "The passages do not answer this question.", "cited": [], "insufficient": True, "quotes": []},
+            None,
+            0,
+        )
     found = _short(question, chosen, entities)
     short, holder = (found[0], found[1].passage) if found else (None, 0)
     order = sorted(chosen, key=lambda c: (c.passage, c.position))
@@ -284,8 +319,11 @@ def extractive_reply(question: str, passages: Sequence[str], *, idf: Mapping[str
     if short is not None:
         text = f"{short.text} [{holder}]. {text}"
     quotes = [{"passage": c.passage, "text": _clip(c.text, QUOTE_CHARS)} for c in order]
-    return ({"answer": text, "cited": sorted({c.passage for c in chosen}), "insufficient": False,
-             "quotes": quotes}, short, holder)
+    return (
+        {"answer": text, "cited": sorted({c.passage for c in chosen}), "insufficient": False, "quotes": quotes},
+        short,
+        holder,
+    )
 
 
 def _clip(text: str, limit: int) -> str:

@@ -1,17 +1,22 @@
 """The offline extractive answer: sentences chosen by evidence, not by shared word counts, and a short answer
 only when the evidence names one."""
+
 from __future__ import annotations
 
 import math
 
-from ohara_lab.extractive import (MAX_SENTENCES, extractive_reply, idf_from_counts, select_sentences,
-                                  short_answer)
+from ohara_lab.extractive import MAX_SENTENCES, extractive_reply, idf_from_counts, select_sentences, short_answer
 from ohara_lab.llm.offline_builtin import answer as builtin_answer
 
-APA = ("G. Stanley Hall was the first president of the American Psychological Association. "
-       "The association was founded in July 1892 at Clark University.")
-APA_ENTITIES = [("G. Stanley Hall", "PERSON"), ("American Psychological Association", "ORG"),
-                ("Clark University", "ORG")]
+APA = (
+    "G. Stanley Hall was the first president of the American Psychological Association. "
+    "The association was founded in July 1892 at Clark University."
+)
+APA_ENTITIES = [
+    ("G. Stanley Hall", "PERSON"),
+    ("American Psychological Association", "ORG"),
+    ("Clark University", "ORG"),
+]
 
 
 def test_idf_is_robertson_sparck_jones_clamped():
@@ -25,8 +30,10 @@ def test_idf_weighting_prefers_the_rare_term_over_repeated_common_words():
     # The padding sentence shares three words of the question ("license", "version", "published"), the
     # answer sentence two ("gplv3", "published"): raw counts pick the padding, IDF over the atlas does not.
     question = "When was GPLv3, the license version, published?"
-    passages = ["Every license version is published with a license text, and each version is published online. "
-                "GPLv3 was published on 29 June 2007."]
+    passages = [
+        "Every license version is published with a license text, and each version is published online. "
+        "GPLv3 was published on 29 June 2007."
+    ]
     idf = idf_from_counts({"gplv3": 2, "license": 900, "version": 800, "published": 700}, 1000)
     [first, *_] = select_sentences(question, passages, idf=idf)
     assert first.text == "GPLv3 was published on 29 June 2007."
@@ -38,7 +45,7 @@ def test_a_sentence_adding_no_evidence_is_not_padding_the_answer():
     question = "Who was the first president of the American Psychological Association?"
     passages = [APA, "The weather in Worcester was mild that year. Many people attended the first lecture."]
     chosen = select_sentences(question, passages, entities=[APA_ENTITIES, []])
-    assert [c.text for c in chosen] == [APA[:APA.index(".", 20) + 1]]
+    assert [c.text for c in chosen] == [APA[: APA.index(".", 20) + 1]]
     assert len(chosen) <= MAX_SENTENCES
 
 
@@ -53,10 +60,14 @@ def test_the_sentence_holding_the_answer_is_found_past_any_character_cut():
 
 def test_bridge_sentence_naming_an_entity_of_the_first_is_chosen():
     question = "Where was the architect of the north lighthouse born?"
-    passages = ["The north lighthouse on Skerry Island was restored by the architect Jonas Brekke.",
-                "Jonas Brekke was born in Bergen in 1961. He studied in Oslo."]
-    entities = [[("Jonas Brekke", "PERSON"), ("Skerry Island", "LOCATION")],
-                [("Jonas Brekke", "PERSON"), ("Bergen", "LOCATION"), ("Oslo", "LOCATION")]]
+    passages = [
+        "The north lighthouse on Skerry Island was restored by the architect Jonas Brekke.",
+        "Jonas Brekke was born in Bergen in 1961. He studied in Oslo.",
+    ]
+    entities = [
+        [("Jonas Brekke", "PERSON"), ("Skerry Island", "LOCATION")],
+        [("Jonas Brekke", "PERSON"), ("Bergen", "LOCATION"), ("Oslo", "LOCATION")],
+    ]
     chosen = select_sentences(question, passages, entities=entities)
     assert [c.passage for c in chosen][:2] == [1, 2]
     assert chosen[1].bridge == "Jonas Brekke"
