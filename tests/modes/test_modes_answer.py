@@ -7,7 +7,7 @@ import re
 
 from gemini_stub import error_reply
 from offline_replies import decode
-from standin import faithful_model, gemini_atlas
+from standin import faithful_model, gemini_atlas, offline_atlas
 from ohara_lab.modes.answer import Answer, insufficient_text, table_prose
 
 QUESTION = "When was the GNU General Public License version 3 published?"
@@ -94,3 +94,21 @@ def test_table_rows_become_quotable_sentences():
     assert table_prose(md) == "Licence: GPL; Version: 2; Published: June 1991. Licence: GPL; Version: 3; " \
                               "Published: 29 June 2007."
     assert table_prose("not a table") == "not a table"
+
+
+def test_offline_answer_reads_the_whole_passage(tmp_path):
+    # The sentence holding the answer starts past character 600 of its paragraph: the old cut before
+    # sentence selection hid it ("uid 41" from elsewhere was the reported symptom).
+    filler = " ".join(f"The {w} account is a system account that Debian creates for the {w} service and keeps locked."
+                      for w in ("mail", "news", "uucp", "proxy", "backup", "list", "irc"))
+    paragraph = filler + " The gnats account, created for the bug-tracking system, had uid 37."
+    assert paragraph.index("uid 37") > 600
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "accounts.md").write_text(
+        f"# System accounts in Debian\n\n## The gnats account\n\n{paragraph}\n\n## Other accounts\n\n"
+        "The nobody account owns no files.\n")
+    with offline_atlas(tmp_path / "atlas") as atlas:
+        atlas.ingest([tmp_path / "docs"], progress=False)
+        ans = atlas.answer("Which uid did the gnats account have?")
+    assert not ans.insufficient and "had uid 37. [1]" in ans.text
+    assert ans.citations[0]["verified"]  # the quoted sentence is found in the stored paragraph
