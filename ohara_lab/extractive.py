@@ -25,9 +25,11 @@ the passage breaks near-ties towards the retriever's order, but is no evidence (
 that test). So the answer is padded
 with nothing, and holds at most `MAX_SENTENCES`.
 
-The short answer is a span of the expected type, not in the question, in the chosen sentence with most
-evidence that holds one: that sentence's only such span, or the one clearly best (of the first
-expected type, then nearest to the question's words in the sentence); two equally good spans give none.
+The short answer is a span of the expected type, not in the question, in the first chosen sentence that
+holds one, bridge sentences first (the later hop of a chain is the one that answers), then by evidence:
+that sentence's only such span, or the one clearly best (of the first
+expected type, then nearest to the question's words in the sentence, at most `CLEAR_MARGIN` times as far as the next);
+two about equally good spans give none.
 """
 
 from __future__ import annotations
@@ -48,8 +50,7 @@ MIN_IDF = 0.05  # a term in nearly every row still counts a little (BM25's idf g
 W_ENTITY = 0.25
 W_TYPE = 0.35
 W_BRIDGE = 1.0
-W_RANK = 0.3  # / the passage's rank: the retriever's order is evidence too
-SHORT_ORDER = "terms"
+W_RANK = 0.3  # / the passage's rank: the retriever's order breaks near-ties (it is no evidence itself)
 CLEAR_MARGIN = 0.5  # the nearest span is clearly best only at most half as far from the question's words
 BRIDGE_IDF = True  # scale the bridge bonus by how rare the linking name is
 VALUE_TYPES = frozenset({"DATE", "AMOUNT", "NUMBER"})  # a year shared by two passages links nothing
