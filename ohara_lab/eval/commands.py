@@ -1,6 +1,7 @@
 """CLI commands of the evaluation harness (registered on `ohara` by `ohara_lab.cli`).
 
     ohara eval --dataset musique --configs bm25_only,full --unanswerable 0.25 --out eval/results/cli
+    ohara eval --dataset musique --unanswerable 0.25 --split test --configs full --answers --json
     ohara reproduce --data-dir ../shared/datasets --out eval/results [--quick]
     ohara reproduce --data-dir /path/to/official --datasets multihop-rag,qasper   # the paper's tables
 
@@ -49,19 +50,28 @@ from .configs import CONFIGS  # light (no numpy): the help lists the registry's 
 @click.option("--profile", type=click.Choice(["default", "original"]),
               help="the engine every config starts from (default: OHARA_PROFILE, else default); original = the "
                    "spec's engine, whose `full` row is the paper's")
+@click.option("--answers", is_flag=True,
+              help="answer each answerable query from each config's top 10 and report the answer metrics "
+                   "(short_em, short_f1, answer_contains, answer_words, context_has_answer, support_precision) "
+                   "instead of the retrieval matrix; configs default to vector_only,full,tuned")
 @click.option("--json", "as_json", is_flag=True, help="print the JSON contract instead of the table")
 @fail_cleanly
 def eval_command(dataset: str, data_dir: Path | None, configs: str | None, limit: int | None,
                  distractors: int | None, unanswerable: float | None, seed: int, nulls: str | None,
                  atlas_dir: Path | None,
                  embedder: str, rebuild: bool, reference_date: str | None, resamples: int, out: Path | None,
-                 split: str | None, profile: str | None, as_json: bool) -> None:
-    """Run the evaluation config matrix on a dataset, with significance against `full`."""
+                 split: str | None, profile: str | None, answers: bool, as_json: bool) -> None:
+    """Run the evaluation config matrix on a dataset, with significance against `full` (or, with --answers,
+    the answer metrics of each config)."""
     from .configs import get_configs  # noqa: PLC0415
     from .report import contract, text_table, write_outputs  # noqa: PLC0415
     from .runner import evaluate_dataset  # noqa: PLC0415
 
     chosen = get_configs(configs)  # unknown names fail before any data is loaded
+    if answers:
+        _answers(dataset, data_dir, configs, limit, distractors, unanswerable, seed, atlas_dir, embedder, rebuild,
+                 reference_date, out, split, profile, as_json)
+        return
     run = evaluate_dataset(dataset, data_dir, configs=chosen, limit=limit, distractors=distractors,
                            unanswerable=unanswerable, seed=seed, nulls=nulls, atlas_dir=atlas_dir,
                            embedder=embedder,
@@ -76,6 +86,33 @@ def eval_command(dataset: str, data_dir: Path | None, configs: str | None, limit
     for note in run.notes:
         click.echo(f"  note: {note}")
     click.echo(text_table(run))
+    if out is not None:
+        click.echo(f"wrote {out}")
+
+
+def _answers(dataset: str, data_dir: Path | None, configs: str | None, limit: int | None,
+             distractors: int | None, unanswerable: float | None, seed: int, atlas_dir: Path | None, embedder: str,
+             rebuild: bool, reference_date: str | None, out: Path | None, split: str | None, profile: str | None,
+             as_json: bool) -> None:
+    """`ohara eval --answers`: the answer metrics per config, as a table or `{"configs": {name: {...}}}`."""
+    from .generation import GENERATION_CONFIGS, answer_table, evaluate_answers  # noqa: PLC0415
+    from .report import write_table  # noqa: PLC0415
+
+    run = evaluate_answers(dataset, data_dir, configs=configs or GENERATION_CONFIGS, limit=limit,
+                           distractors=distractors, unanswerable=unanswerable, seed=seed, atlas_dir=atlas_dir,
+                           embedder=embedder, reference_date=reference_date, rebuild=rebuild, profile=profile,
+                           split=split, progress=not as_json)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        write_table(run.summary, out, "answer_metrics", title=f"Answer metrics ({run.provider}): {dataset}")
+        write_table(run.rows, out, "answers")
+        (out / "answers.json").write_text(json.dumps(run.metrics(), indent=2, ensure_ascii=False) + "\n")
+    if as_json:
+        click.echo(json.dumps(run.metrics(), indent=2, ensure_ascii=False))
+        return
+    for note in run.notes:
+        click.echo(f"  note: {note}")
+    click.echo(answer_table(run))
     if out is not None:
         click.echo(f"wrote {out}")
 

@@ -30,6 +30,8 @@ class RankedItem:
 
     doc_id: str
     text: str = ""
+    node_id: str = ""  # the atlas node, for readers that need more than its text (its entities)
+    title: str = ""  # its document's title, which an answer reader sees above the passage
 
 
 class Matcher(Protocol):

@@ -32,7 +32,8 @@ TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
 # Shown as percentages; the rest (MRR, MAP, ms) as plain numbers, as the paper prints them.
 PERCENT = frozenset({"hits@4", "hits@10", "recall@2", "recall@5", "recall@10", "principal_hit", "null_abstention",
                      "doc_hit@10", "oracle_hits@4", "oracle_hits@10", "accuracy", "context_has_answer",
-                     "insufficient"})
+                     "insufficient", "short_em", "short_f1", "short_given", "answer_contains",
+                     "support_precision"})
 FILES = ("summary.csv", "significance.csv", "by_type.csv", "per_query.csv", "report.md", "results.json")
 
 
@@ -151,7 +152,7 @@ def fmt(metric: str, value: Any) -> str:
         return "–"
     if metric in PERCENT:
         return f"{100 * value:.1f}%"
-    if metric.startswith("latency"):
+    if metric.startswith("latency") or metric == "answer_words":
         return f"{value:.1f}"
     if isinstance(value, float):
         return f"{value:.3f}"

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..extractive import extractive_reply
 from ..text import QUERY_STOPWORDS, QUESTION_WORDS, sentences, stem, tokenize
 
 STOPWORDS = QUERY_STOPWORDS | QUESTION_WORDS
@@ -149,40 +150,18 @@ def rerank(v: dict[str, Any]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- writing
 
-_SOURCE_LINE = re.compile(r"^\s*\([^)\n]{1,200}\)\s*\n")
-
-
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
-
-
 def answer(v: dict[str, Any]) -> dict[str, Any]:
-    """Extractive answer: the passage sentences sharing most query terms, cited [n], each also given as a quote.
+    """Extractive answer (`ohara_lab.extractive`): the sentences adding most evidence for the question, cited [n],
+    each also given as a quote, after a short answer when one span of the expected type stands out.
 
-    Numbers in the question ("version 3") break ties between sentences sharing as many
-    words, since the term filter drops tokens under three characters.
+    Here only the prompt's variables are at hand, so term weights are the idf over the passages' own
+    sentences and no entity lists are known; `Atlas.answer` and the evaluation harness call
+    `extractive_reply` with the atlas's document frequencies and the passages' stored entities.
     """
     passages = v.get("passages") or []
     if not passages:
         return {"answer": "No relevant documents found.", "cited": [], "insufficient": True, "quotes": []}
-    query = set(terms(v["question"]))
-    numbers = set(_NUMBER.findall(v["question"]))
-    scored = []
-    for n, passage in enumerate(passages, 1):
-        body = _SOURCE_LINE.sub("", passage, count=1)  # a leading "(document id)" line is not prose
-        for position, sentence in enumerate(sentences(body)):
-            overlap = len(query & set(terms(sentence)))
-            if overlap:
-                scored.append((-overlap, -len(numbers & set(_NUMBER.findall(sentence))), n, position, sentence))
-    if not scored:
-        return {"answer": "The passages do not answer this question.", "cited": [], "insufficient": True,
-                "quotes": []}
-    best = sorted(scored)[:3]
-    best.sort(key=lambda item: (item[2], item[3]))  # read in passage order
-    text = " ".join(f"{_clip_chars(sentence, 400)} [{n}]" for _, _, n, _, sentence in best)
-    cited = sorted({n for _, _, n, _, _ in best})
-    # The quoted sentences themselves, whole: what each citation points at in its passage.
-    quotes = [{"passage": n, "text": _clip_chars(sentence, 1000)} for _, _, n, _, sentence in best]
-    return {"answer": text, "cited": cited, "insufficient": False, "quotes": quotes}
+    return extractive_reply(v["question"], passages)[0]
 
 
 def describe_document(v: dict[str, Any]) -> dict[str, Any]:

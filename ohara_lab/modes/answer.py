@@ -7,13 +7,18 @@
    and cites nothing. Unlike the original, it never falls back to the uncorroborated
    results: a confident answer needs corroborated evidence.
 3. Otherwise the first six Principal nodes become numbered passages
-   (``(<document title>)`` then at most 600 characters) for the ``answer`` prompt:
-   Gemini writes the answer; offline, the passage sentences sharing most terms with
-   the question are quoted, each cited. Should Gemini fail, the offline answer is
-   given and ``answered_by`` says so.
-4. Citation markers that name no passage are removed from the text; ``citations``
-   lists the passages the text cites, or those the reply's ``cited`` names when the
-   text marks none. Each citation says where its node sits (``document_id``,
+   (``(<document title>)`` then the node's text) for the ``answer`` prompt: Gemini
+   writes the answer from passages of at most 600 characters; offline, the sentences
+   adding most evidence for the question are quoted from the whole passages, each cited
+   (`ohara_lab.extractive`: IDF over the atlas's full-text rows, the passages' stored
+   entities, the expected answer type, the multi-hop bridge), after a short answer
+   (``Answer.short``) when one span of the expected type stands out. Should Gemini
+   fail, the offline answer is given and ``answered_by`` says so.
+4. Citation markers that name no passage are removed from the text, and the others are
+   renumbered [1], [2], ... in order of first use (a citation's ``passage`` keeps the
+   passage number it had in the prompt); ``citations`` lists the passages the text
+   cites, in that order, or those the reply's ``cited`` names when the text marks none.
+   Each citation says where its node sits (``document_id``,
    ``section_path``, ``page``) and which characters of the node's stored text support
    it (``spans``, see `citations`): the reply's verbatim ``quotes`` for that passage
    (else the answer sentences carrying its marker) aligned to the stored text. A
@@ -28,7 +33,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import LLMError
-from ..llm import OfflineProvider
+from ..extractive import extractive_reply, idf_from_counts
+from ..llm import offline_behaviours
+from ..llm.offline_builtin import answer as builtin_answer
 from ..llm.shared import provider_for
 from .citations import locate, table_prose
 
@@ -52,9 +59,10 @@ class Answer:
     insufficient: bool = False
     answered_by: str = "offline"
     mode: str = "standard"
+    short: str | None = None  # the span of the expected answer type the evidence names, e.g. "G. Stanley Hall"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"question": self.question, "answer": self.text, "citations": self.citations,
+        return {"question": self.question, "answer": self.text, "short": self.short, "citations": self.citations,
                 "insufficient": self.insufficient, "answered_by": self.answered_by, "mode": self.mode,
                 "retrieval": self.retrieval.to_dict() if self.retrieval is not None else None}
 
@@ -73,34 +81,84 @@ def answer(atlas: Any, question: str, *, mode: str = "standard", session_history
     chosen = retrieval.tiers.principal[:MAX_PASSAGES]
     if not chosen:
         return Answer(question, insufficient_text(retrieval), [], retrieval, True, "abstained", mode)
-    passages = [_passage(retrieval, f.id) for f in chosen]
-    data, by = _generate(atlas.settings.override(**overrides), question, passages)
-    text, refs = _resolve_markers(data["answer"], len(passages))
-    if not refs and not data["insufficient"]:  # a reply listing its sources without marking them inline
-        refs = [n for n in dict.fromkeys(data.get("cited") or []) if 1 <= n <= len(passages)]
-    quotes = _quotes_by_passage(data, text, len(passages))
-    citations = [_citation(retrieval, n, chosen[n - 1], quotes.get(n, [])) for n in sorted(refs)]
-    return Answer(question, text, citations, retrieval, bool(data["insufficient"]), by, mode)
+    data, short, by = _generate(atlas, atlas.settings.override(**overrides), question, retrieval, chosen)
+    text, passages_cited = _resolve_markers(data["answer"], len(chosen))
+    if not passages_cited and not data["insufficient"]:  # a reply listing its sources without marking them inline
+        passages_cited = [n for n in dict.fromkeys(data.get("cited") or []) if 1 <= n <= len(chosen)]
+    quotes = _quotes_by_passage(data, text, len(chosen))
+    text = renumber(text, passages_cited)
+    citations = [_citation(retrieval, ref, n, chosen[n - 1], quotes.get(n, []))
+                 for ref, n in enumerate(passages_cited, 1)]
+    return Answer(question, text, citations, retrieval, bool(data["insufficient"]), by, mode, short)
 
 
-def _generate(settings: Any, question: str, passages: list[str]) -> tuple[dict[str, Any], str]:
+def _generate(atlas: Any, settings: Any, question: str, retrieval: Any,
+              chosen: list[Any]) -> tuple[dict[str, Any], str | None, str]:
+    """(reply, short answer, who answered): the configured provider's, else the offline extractive one."""
     provider = provider_for(settings)
-    variables = {"question": question, "passages": passages}
+    if provider.name == "offline" and offline_behaviours().get("answer") is builtin_answer:
+        data, short = offline_answer(atlas.store, question, retrieval, chosen)
+        return data, short, "offline"
+    variables = {"question": question, "passages": [_passage(retrieval, f.id, PASSAGE_CHARS) for f in chosen]}
     try:
-        return provider.generate("answer", variables).data, provider.name
+        return provider.generate("answer", variables).data, None, provider.name
     except LLMError as exc:
         if provider.name == "offline":
             raise
         log.warning("answer synthesis fell back to the offline answer: %s", exc.reason)
-        return OfflineProvider().generate("answer", variables).data, f"offline ({provider.name} failed)"
+        data, short = offline_answer(atlas.store, question, retrieval, chosen)
+        return data, short, f"offline ({provider.name} failed)"
 
 
-def _passage(retrieval: Any, node_id: str) -> str:
+def offline_answer(store: Any, question: str, retrieval: Any, chosen: list[Any]) -> tuple[dict[str, Any], str | None]:
+    """The extractive reply over the whole passages, weighted by the atlas's idf and the passages' entities."""
+    passages = [_passage(retrieval, f.id) for f in chosen]
+    entities = passage_entities(store, [f.id for f in chosen])
+    data, short, _ = extractive_reply(question, passages, idf=atlas_idf(store, evidence_words(question, entities)),
+                                      entities=entities)
+    return data, short.text if short else None
+
+
+def evidence_words(question: str, entities: list[list[tuple[str, str]]]) -> str:
+    """The words whose idf the extractive answer reads: the question's and the passages' entity names'
+    (a bridge through a rare name counts more than one through "United States")."""
+    return " ".join([question, *(name for pairs in entities for name, _ in pairs)])
+
+
+def atlas_idf(store: Any, text: str) -> dict[str, float]:
+    """token of `text` -> its idf over the atlas's full-text rows (`extractive.idf_from_counts`)."""
+    tokens = sorted(set(re.findall(r"[a-z0-9]+", text.lower())))
+    n_rows = int(store.corpus_stats().get("fts_rows") or 0)
+    return idf_from_counts(store.term_document_counts(tokens), max(n_rows, 1)) if tokens else {}
+
+
+def passage_entities(store: Any, node_ids: list[str]) -> list[list[tuple[str, str]]]:
+    """Per node, the (name, type) of every entity it mentions, its aliases included."""
+    lists = {ne.node_id: ne for ne in store.entity_nodes(node_ids=node_ids)} if node_ids else {}
+    slugs = sorted({s for ne in lists.values() for s in ne.slugs})
+    known = {e.slug: e for e in store.get_entities(slugs)} if slugs else {}
+    out = []
+    for node_id in node_ids:
+        ne = lists.get(node_id)
+        pairs = [(name, known[s].type) for s in (ne.slugs if ne else []) if s in known
+                 for name in (known[s].name, *known[s].aliases)]
+        out.append(list(dict.fromkeys(pairs)))
+    return out
+
+
+def _passage(retrieval: Any, node_id: str, limit: int | None = None) -> str:
+    """"(title)" and the node's text; `limit` cuts it for a model's prompt (the offline answer reads it whole)."""
     view = retrieval.views.get(node_id)
     if view is None:
         return node_id
     body = table_prose(view.content) if view.collection == "tables" else view.content
-    return f"({view.document_title or view.document_id})\n{body[:PASSAGE_CHARS]}"
+    return f"({view.document_title or view.document_id})\n{body[:limit] if limit else body}"
+
+
+def renumber(text: str, passages: list[int]) -> str:
+    """Markers as reference numbers: the passage cited first becomes [1], the next new one [2], ..."""
+    ref = {p: i for i, p in enumerate(passages, 1)}
+    return _MARKER.sub(lambda m: m.group(0).replace(m.group(1), str(ref.get(int(m.group(1)), m.group(1)))), text)
 
 
 def _resolve_markers(text: str, n: int) -> tuple[str, list[int]]:
@@ -140,7 +198,7 @@ def _claims(text: str) -> dict[int, list[str]]:
     return out
 
 
-def _citation(retrieval: Any, ref: int, fused: Any, quotes: list[str]) -> dict[str, Any]:
+def _citation(retrieval: Any, ref: int, passage: int, fused: Any, quotes: list[str]) -> dict[str, Any]:
     view = retrieval.views.get(fused.id)
     content = view.content if view else ""
     spans, unverified = [], []
@@ -150,7 +208,8 @@ def _citation(retrieval: Any, ref: int, fused: Any, quotes: list[str]) -> dict[s
         if not found:
             unverified.append(quote)
     spans.sort(key=lambda s: s.start)
-    return {"ref": ref, "node_id": fused.id, "document_id": fused.document_id or (view.document_id if view else ""),
+    return {"ref": ref, "passage": passage, "node_id": fused.id,
+            "document_id": fused.document_id or (view.document_id if view else ""),
             "title": view.document_title if view else "", "section_path": list(view.section_path) if view else [],
             "section": " › ".join(view.section_path) if view else "", "page": view.page if view else None,
             "score": round(fused.score, 6), "snippet": " ".join(content.split())[:200],

@@ -47,6 +47,8 @@ QUERY = {"id": "q1", "question": "?", "gold_doc_ids": ["d1"]}
     ([DOC], [{**QUERY, "gold_doc_ids": "d1"}], "queries.jsonl:1", "list of strings"),
     ([DOC], [{"id": "q1", "gold_doc_ids": ["d1"]}], "queries.jsonl:1", "'question'"),
     ([DOC], [{**QUERY, "as_of": "last year"}], "queries.jsonl:1", "'as_of' must be a date"),
+    ([DOC], [{**QUERY, "answer": 7}], "queries.jsonl:1", "'answer' must be a string"),
+    ([DOC], [{**QUERY, "answer": "x", "answer_aliases": "y"}], "queries.jsonl:1", "'answer_aliases' must be a list"),
 ])
 def test_malformed_rows_name_file_and_line(tmp_path, corpus, queries, where, why):
     folder = _write(tmp_path, corpus, queries)
@@ -66,3 +68,11 @@ def test_paragraph_matcher_needs_evidence(tmp_path):
 def test_missing_file(tmp_path):
     with pytest.raises(DatasetError, match="corpus.jsonl"):
         load_generic(tmp_path)
+
+
+def test_answer_aliases_count_as_golds(tmp_path):
+    from ohara_lab.eval.generation import gold_answers
+
+    folder = _write(tmp_path, [DOC], [{**QUERY, "answer": "New York City", "answer_aliases": ["NYC", "New York"]}])
+    [q] = load_generic(folder).queries
+    assert gold_answers(q) == ["New York City", "NYC", "New York"]

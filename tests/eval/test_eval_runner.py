@@ -141,3 +141,19 @@ def test_cached_atlas_is_reused_and_flagged_when_ingest_code_changed(tmp_path, m
     rebuilt = build.build_atlas(ds, tmp_path, embedder="none", progress=False, rebuild=True)
     rebuilt.close()
     assert not rebuilt.info.reused and rebuilt.info.code == "other code"
+
+
+def test_answers_report_the_answer_metrics_per_config(tmp_path):
+    result = _eval(tmp_path, "--configs", "bm25_only,full", "--answers", "--json", "--out", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert list(data["configs"]) == ["bm25_only", "full"]
+    for name, m in data["configs"].items():
+        assert m["n"] == 5  # the answerable queries with an answer
+        for key in ("short_em", "short_f1", "answer_contains", "context_has_answer"):
+            assert 0.0 <= m[key] <= 1.0, (name, key)
+        assert m["answer_contains"] <= m["context_has_answer"]  # the answer reads only that context
+        assert m["answer_words"] > 0 and 0.0 <= m["support_precision"] <= 1.0
+    # every gold is named in its passage and asked for by type: the short answers find some of them
+    assert data["configs"]["bm25_only"]["short_em"] > 0
+    assert (tmp_path / "out" / "answers.json").exists() and (tmp_path / "out" / "answer_metrics.csv").exists()

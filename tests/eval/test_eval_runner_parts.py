@@ -10,7 +10,9 @@ from ohara_lab.eval.build import (
     FIXED_REFERENCE_DATE, atlas_directory, build_key, corpus_fingerprint, corpus_reference_date,
 )
 from ohara_lab.eval.dataset import Dataset, EvalDocument, EvalQuery
-from ohara_lab.eval.generation import gold_answers, match_kind, normalise
+from ohara_lab.eval.generation import (
+    answer_words, contains_answer, gold_answers, match_kind, normalise, short_em, short_f1, squad_normalise,
+)
 from ohara_lab.eval.report import fmt, markdown_table
 from ohara_lab.eval.reproduce import FULL_JOBS, NOTEBOOKS, QUICK_JOBS, full_jobs, select_jobs
 from ohara_lab.eval.tuning import apply_suggestions, split_queries, tune_weights
@@ -154,3 +156,21 @@ def test_reproduce_jobs_cover_every_notebook_and_select_by_prefix():
     assert all(j.parameters["dataset"] == j.dataset for j in paper)
     with pytest.raises(UsageError, match="unknown dataset"):
         full_jobs(["hotpotqa"])
+
+
+def test_squad_answer_metrics_by_hand():
+    assert squad_normalise("The  Anglican Communion!") == "anglican communion"
+    assert short_em("the Anglican Communion", ["Anglican Communion"]) == 1.0
+    assert short_em("Anglican Church", ["Anglican Communion"]) == 0.0 and short_em(None, ["x"]) == 0.0
+    # "Fulda River" against "Fulda": precision 1/2, recall 1/1 -> F1 2/3
+    assert abs(short_f1("Fulda River", ["Fulda"]) - 2 / 3) < 1e-9
+    assert short_f1("Fulda River", ["Kassel", "Fulda River"]) == 1.0  # the best alias counts
+    assert short_f1(None, ["Fulda"]) == 0.0
+
+
+def test_answer_contains_whole_words_and_ignores_markers():
+    assert contains_answer("He was born in Bergen [2].", ["Bergen"])
+    assert not contains_answer("Bergenfield is a borough [1].", ["Bergen"])  # a word, not a substring
+    assert not contains_answer("See [1].", ["1"])  # a citation marker is no answer
+    assert contains_answer("In 1998 [1].", ["NYC", "1998"])
+    assert answer_words("Bergen [1]. He was born there [1] [2].") == 5

@@ -7,7 +7,7 @@ import re
 
 from gemini_stub import error_reply
 from offline_replies import decode
-from standin import faithful_model, gemini_atlas
+from standin import faithful_model, gemini_atlas, offline_atlas
 from ohara_lab.modes.answer import Answer, insufficient_text, table_prose
 
 QUESTION = "When was the GNU General Public License version 3 published?"
@@ -23,13 +23,18 @@ def test_offline_answer_quotes_cited_principal_sentences(atlas):
     assert isinstance(ans, Answer) and not ans.insufficient and ans.answered_by == "offline"
     principal = [f.id for f in ans.retrieval.tiers.principal]
     assert ans.citations and _markers(ans.text) == [c["ref"] for c in ans.citations]
+    assert [c["ref"] for c in ans.citations] == list(range(1, len(ans.citations) + 1))
+    first_use = list(dict.fromkeys(int(n) for n in re.findall(r"\[(\d+)\]", ans.text)))
+    assert first_use == [c["ref"] for c in ans.citations]  # [1], [2], ... in order of first use
     for c in ans.citations:
-        assert c["node_id"] == principal[c["ref"] - 1]  # [n] is the n-th Principal node
+        assert c["node_id"] == principal[c["passage"] - 1]  # the record keeps the passage number
         assert c["document_id"].startswith("documents/") and c["title"] and c["score"] > 0
     assert "2007" in ans.text
     d = ans.to_dict()
     json.dumps(d)
     assert d["answer"] == ans.text and d["retrieval"]["tiers"]["principal"]
+    assert d["short"] == ans.short and ans.short is not None and ans.text.startswith(ans.short)
+    assert "2007" in ans.short  # "When ...?" asks for a date, and the evidence names one
 
 
 def test_empty_principal_tier_means_insufficient_evidence_not_a_guess(atlas):
@@ -89,3 +94,21 @@ def test_table_rows_become_quotable_sentences():
     assert table_prose(md) == "Licence: GPL; Version: 2; Published: June 1991. Licence: GPL; Version: 3; " \
                               "Published: 29 June 2007."
     assert table_prose("not a table") == "not a table"
+
+
+def test_offline_answer_reads_the_whole_passage(tmp_path):
+    # The sentence holding the answer starts past character 600 of its paragraph: the old cut before
+    # sentence selection hid it ("uid 41" from elsewhere was the reported symptom).
+    filler = " ".join(f"The {w} account is a system account that Debian creates for the {w} service and keeps locked."
+                      for w in ("mail", "news", "uucp", "proxy", "backup", "list", "irc"))
+    paragraph = filler + " The gnats account, created for the bug-tracking system, had uid 37."
+    assert paragraph.index("uid 37") > 600
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "accounts.md").write_text(
+        f"# System accounts in Debian\n\n## The gnats account\n\n{paragraph}\n\n## Other accounts\n\n"
+        "The nobody account owns no files.\n")
+    with offline_atlas(tmp_path / "atlas") as atlas:
+        atlas.ingest([tmp_path / "docs"], progress=False)
+        ans = atlas.answer("Which uid did the gnats account have?")
+    assert not ans.insufficient and "had uid 37. [1]" in ans.text
+    assert ans.citations[0]["verified"]  # the quoted sentence is found in the stored paragraph

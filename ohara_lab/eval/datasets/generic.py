@@ -5,8 +5,10 @@
     (`published_at`, `source` optional; `text` is Markdown or plain text; any other keys go to meta)
 `queries.jsonl`, one query per line:
     {"id": "q1", "question": "…", "gold_doc_ids": ["d1"], "gold_evidence": ["…"],
-     "question_type": "…", "unanswerable": false, "answer": "…", "as_of": "2005-06-30"}
-    (all but `id`, `question` optional; `as_of` asks the query of the corpus as it stood on that
+     "question_type": "…", "unanswerable": false, "answer": "…", "answer_aliases": ["…"],
+     "as_of": "2005-06-30"}
+    (all but `id`, `question` optional; `answer` and its `answer_aliases` are what the answer metrics
+    of `ohara eval --answers` accept; `as_of` asks the query of the corpus as it stood on that
     date; an answerable query needs `gold_doc_ids`, or `gold_evidence` under the paragraph
     matcher; an unanswerable one must have no gold ids)
 
@@ -104,6 +106,8 @@ def read_queries(path: Path, doc_ids: set[str], matcher: MatcherKind) -> list[Ev
         expect(isinstance(unanswerable, bool), path, "'unanswerable' must be true or false", line)
         qtype = row.get("question_type") or DEFAULT_TYPE
         expect(isinstance(qtype, str), path, "'question_type' must be a string", line)
+        expect(row.get("answer") is None or isinstance(row["answer"], str), path, "'answer' must be a string", line)
+        expect(_str_list(row.get("answer_aliases") or []), path, "'answer_aliases' must be a list of strings", line)
         as_of = row.get("as_of")
         expect(as_of is None or _iso_day(as_of), path, "'as_of' must be a date, YYYY-MM-DD", line)
         unknown = [g for g in gold if g not in doc_ids]

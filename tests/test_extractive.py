@@ -1,0 +1,104 @@
+"""The offline extractive answer: sentences chosen by evidence, not by shared word counts, and a short answer
+only when the evidence names one."""
+
+from __future__ import annotations
+
+import math
+
+from ohara_lab.extractive import MAX_SENTENCES, extractive_reply, idf_from_counts, select_sentences, short_answer
+from ohara_lab.llm.offline_builtin import answer as builtin_answer
+
+APA = (
+    "G. Stanley Hall was the first president of the American Psychological Association. "
+    "The association was founded in July 1892 at Clark University."
+)
+APA_ENTITIES = [
+    ("G. Stanley Hall", "PERSON"),
+    ("American Psychological Association", "ORG"),
+    ("Clark University", "ORG"),
+]
+
+
+def test_idf_is_robertson_sparck_jones_clamped():
+    idf = idf_from_counts({"rare": 1, "common": 90, "absent": 0}, 100)
+    assert math.isclose(idf["rare"], math.log((100 - 1 + 0.5) / 1.5))
+    assert idf["common"] == 0.05  # ln(10.5/90.5) < 0: clamped, still counts a little
+    assert idf["absent"] == idf["rare"]  # a word the atlas lacks weighs as a word of one row
+
+
+def test_idf_weighting_prefers_the_rare_term_over_repeated_common_words():
+    # The padding sentence shares three words of the question ("license", "version", "published"), the
+    # answer sentence two ("gplv3", "published"): raw counts pick the padding, IDF over the atlas does not.
+    question = "When was GPLv3, the license version, published?"
+    passages = [
+        "Every license version is published with a license text, and each version is published online. "
+        "GPLv3 was published on 29 June 2007."
+    ]
+    idf = idf_from_counts({"gplv3": 2, "license": 900, "version": 800, "published": 700}, 1000)
+    [first, *_] = select_sentences(question, passages, idf=idf)
+    assert first.text == "GPLv3 was published on 29 June 2007."
+    old = builtin_answer({"question": question, "passages": passages})  # no atlas: idf over these sentences only
+    assert old["answer"]
+
+
+def test_a_sentence_adding_no_evidence_is_not_padding_the_answer():
+    question = "Who was the first president of the American Psychological Association?"
+    passages = [APA, "The weather in Worcester was mild that year. Many people attended the first lecture."]
+    chosen = select_sentences(question, passages, entities=[APA_ENTITIES, []])
+    assert [c.text for c in chosen] == [APA[: APA.index(".", 20) + 1]]
+    assert len(chosen) <= MAX_SENTENCES
+
+
+def test_the_sentence_holding_the_answer_is_found_past_any_character_cut():
+    filler = "The account was created for the mail daemon and it owns the spool directory. " * 12
+    passages = [filler + "It had uid 37."]
+    assert len(passages[0]) > 600
+    question = "Which uid did the account have?"
+    chosen = select_sentences(question, passages)
+    assert any("uid 37" in c.text for c in chosen)
+
+
+def test_bridge_sentence_naming_an_entity_of_the_first_is_chosen():
+    question = "Where was the architect of the north lighthouse born?"
+    passages = [
+        "The north lighthouse on Skerry Island was restored by the architect Jonas Brekke.",
+        "Jonas Brekke was born in Bergen in 1961. He studied in Oslo.",
+    ]
+    entities = [
+        [("Jonas Brekke", "PERSON"), ("Skerry Island", "LOCATION")],
+        [("Jonas Brekke", "PERSON"), ("Bergen", "LOCATION"), ("Oslo", "LOCATION")],
+    ]
+    chosen = select_sentences(question, passages, entities=entities)
+    assert [c.passage for c in chosen][:2] == [1, 2]
+    assert chosen[1].bridge == "Jonas Brekke"
+    short = short_answer(question, chosen, entities)
+    assert short is not None and short.text == "Bergen"  # "born" sits next to Bergen, not to Oslo
+
+
+def test_short_answer_leads_the_reply_and_is_cited():
+    question = "Who was the first president of the American Psychological Association?"
+    reply, short, holder = extractive_reply(question, [APA], entities=[APA_ENTITIES])
+    assert short is not None and short.text == "G. Stanley Hall" and holder == 1
+    assert reply["answer"].startswith("G. Stanley Hall [1]. G. Stanley Hall was the first president")
+    assert reply["cited"] == [1] and reply["quotes"][0]["passage"] == 1
+
+
+def test_no_short_answer_without_an_expected_type_or_a_clear_span():
+    chosen = select_sentences("Why did the association grow?", [APA], entities=[APA_ENTITIES])
+    assert short_answer("Why did the association grow?", chosen, [APA_ENTITIES]) is None  # no type asked
+    two = ["Anna Berg and Karl Lund were the founders of the club."]
+    ents = [[("Anna Berg", "PERSON"), ("Karl Lund", "PERSON")]]
+    chosen = select_sentences("Who founded the club?", two, entities=ents)
+    assert chosen and short_answer("Who founded the club?", chosen, ents) is None  # two equally good people
+
+
+def test_short_answer_is_never_a_name_the_question_already_gives():
+    question = "When did G. Stanley Hall found the association?"
+    chosen = select_sentences(question, [APA], entities=[APA_ENTITIES])
+    short = short_answer(question, chosen, [APA_ENTITIES])
+    assert short is not None and short.text == "July 1892"
+
+
+def test_nothing_shared_means_insufficient():
+    reply, short, _ = extractive_reply("What is the boiling point of mercury?", [APA])
+    assert reply["insufficient"] and reply["cited"] == [] and short is None
