@@ -47,6 +47,8 @@ class Site:
     hits: list[Hit] = field(default_factory=list)
     slow_seconds: float = 3.0
     page_delay: float = 0.0  # every page answer waits this long (to kill a crawl midway)
+    big_chunks_sent: int = 0  # 1 MiB chunks of /big the client took before it hung up
+    big_done: threading.Event = field(default_factory=threading.Event)  # /big's handler has returned
 
     def start(self) -> "Site":
         site = self
@@ -120,8 +122,12 @@ class Site:
         try:
             for _ in range(BIG // len(chunk)):
                 h.wfile.write(chunk)
+                self.big_chunks_sent += 1
+            h.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client stopped reading: what the test wants
+        finally:
+            self.big_done.set()
 
     def _big_declared(self, h: BaseHTTPRequestHandler) -> None:
         h.send_response(200)
