@@ -89,6 +89,7 @@ def test_requests_carry_chunks_as_data_and_context_only_for_long_documents(corpu
     # The timeline note is one chunk: its prompt has no document context.
     timeline = [v for n, v in model.seen if n == "ingest_document" and "Timeline of the GNU" in v["chunk_text"]]
     assert len(timeline) == 1 and "document_context" not in timeline[0]
+    assert corpus["requests"]  # else the loop below checks nothing
     for request in corpus["requests"]:
         assert request.service_tier == "flex" and request.generation_config["temperature"] == 0
 

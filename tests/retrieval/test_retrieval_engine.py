@@ -82,6 +82,7 @@ def test_explain_names_phases_weights_and_verdict(samples_atlas):
 
 def test_scores_add_up_from_contributions(samples_atlas):
     result = samples_atlas.query("distribution of source code under the licence")
+    assert result.fused  # else the loop below checks nothing
     for f in result.fused:
         assert f.score == pytest.approx(sum(c.score for c in f.contributions) + f.temporal)
         assert {c.phase for c in f.contributions} <= set(PHASES)
