@@ -9,6 +9,8 @@ order of events, meet at a barrier, or inject a clock or a sleep through a decla
 The check reads each test module's syntax tree: a name bound to a `time` clock call (`perf_counter`,
 `monotonic`, `time`, `process_time`, and their `_ns` forms), or computed from such a name, or returned
 by a module-level function that returns one, may be printed or reported, but no `assert` may read it.
+Timings the code under test measures itself (`timings_ms`, `latency_ms`, ...) may be checked for being
+filled (`> 0`, `>= 0`, their keys) but not ordered against each other or against a budget.
 """
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ import textwrap
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
+TIMING_FIELDS = frozenset({"timings_ms", "latency_ms", "elapsed_ms", "elapsed_s", "duration_s", "wall_s"})
+ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 CLOCKS = frozenset({
     "perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time", "time_ns",
     "process_time", "process_time_ns", "thread_time", "thread_time_ns",
@@ -95,9 +99,39 @@ def timed_assertions(source: str, filename: str = "<test>") -> list[str]:
     found = []
     for scope in scopes:
         for node in _own_nodes(scope):
-            if isinstance(node, ast.Assert) and reads_clock(node.test, tainted_in[id(scope)]):
+            if isinstance(node, ast.Assert) and (reads_clock(node.test, tainted_in[id(scope)]) or orders_timings(node.test)):
                 found.append(f"{filename}:{node.lineno}: {ast.unparse(node)[:120]}")
-    return sorted(found)
+    return sorted(found, key=lambda line: int(line.split(":")[1]))
+
+
+def _names_timings(node: ast.AST) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr in TIMING_FIELDS
+    if isinstance(node, ast.Name):
+        return node.id in TIMING_FIELDS
+    return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value in TIMING_FIELDS
+
+
+def _timing_field(expr: ast.AST) -> bool:
+    """`expr` is a measured timing or arithmetic on one (`t.timings_ms["scene"]`, `r["latency_ms"] * 2`);
+    the keys of a timings dict (`set(r.timings_ms)`) are not."""
+    if isinstance(expr, ast.BinOp):
+        return _timing_field(expr.left) or _timing_field(expr.right)
+    if isinstance(expr, ast.Subscript) and _names_timings(expr.value):
+        return True
+    return _names_timings(expr) and not (isinstance(expr, (ast.Attribute, ast.Name)) and
+                                         getattr(expr, "attr", getattr(expr, "id", "")) == "timings_ms")
+
+
+def orders_timings(test: ast.AST) -> bool:
+    """An ordering comparison of a measured timing with anything but zero (`recolor_ms < scene_ms`)."""
+    for n in ast.walk(test):
+        if isinstance(n, ast.Compare) and any(isinstance(op, ORDERING) for op in n.ops):
+            operands = [n.left, *n.comparators]
+            if any(_timing_field(o) for o in operands) and not any(
+                    isinstance(o, ast.Constant) and o.value == 0 for o in operands):
+                return True
+    return False
 
 
 def test_no_assertion_in_tests_reads_a_clock():
@@ -139,8 +173,12 @@ def test_the_check_finds_the_timed_assertions_it_is_for():
 
         def test_walrus():
             assert (t := time.time_ns()) > 0
+
+        def test_measured_by_the_code(space_map, result):
+            assert space_map.timings_ms["recolor"] < space_map.timings_ms["scene"]
+            assert result.to_dict()["timings_ms"]["total"] < 500
     """
-    assert _flagged(code) == [13, 19, 22, 24, 27]
+    assert _flagged(code) == [13, 19, 22, 24, 27, 30, 31]
 
 
 def test_the_check_leaves_deterministic_tests_alone():
@@ -161,5 +199,9 @@ def test_the_check_leaves_deterministic_tests_alone():
 
         def test_time_is_not_the_clock(time_axis):
             assert time_axis.time(2007) > 0
+
+        def test_timings_are_filled(result, rows):
+            assert result.to_dict()["timings_ms"]["total"] > 0 and set(result.timings_ms) >= {"total"}
+            assert all(r["latency_ms"] >= 0 for r in rows)
     """
     assert _flagged(code) == []
