@@ -174,6 +174,7 @@ def test_kill_at_any_moment_leaves_a_sound_atlas_and_rerun_completes(tmp_path, s
     src = _many_files(tmp_path)
     reference = stats(samples_atlas_dir)
     atlas = tmp_path / "killed"
+    found_atlas = 0  # kills after the atlas existed: the checks below ran on a killed atlas
     for delay in (0.8, 2.0, 3.2, 4.5, 6.0):
         proc = subprocess.Popen([sys.executable, "-m", "ohara_lab.cli", "ingest", str(src), "--atlas", str(atlas)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
@@ -185,10 +186,12 @@ def test_kill_at_any_moment_leaves_a_sound_atlas_and_rerun_completes(tmp_path, s
             assert checked.returncode == 1 and f"no atlas at {atlas}" in checked.stderr
             continue
         assert checked.returncode == 0
+        found_atlas += 1
         with Atlas.open(atlas, **OFFLINE) as a, Atlas.open(samples_atlas_dir, **OFFLINE) as ref:
             ref_counts = {d.file_hash: len(ref.store.document_nodes(d.id)["paragraphs"]) for d in ref.documents()}
             for d in a.documents():  # no half document: every present document is whole
                 assert len(a.store.document_nodes(d.id)["paragraphs"]) == ref_counts[d.file_hash]
+    assert found_atlas, "every kill came before the atlas existed: nothing above checked a killed atlas"
     assert ohara("ingest", str(src), "--atlas", str(atlas)).returncode == 0
     assert stats(atlas) == reference
     assert edge_set(atlas) == edge_set(samples_atlas_dir)

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -40,11 +42,14 @@ except ImportError:  # pragma: no cover - depends on the environment
 class Backoff:
     """Exponential backoff between attempts: initial * 2**n, capped, plus up to `initial` jitter.
 
-    Tests pass a tiny `initial_s`/`max_s` so scripted 429s and 503s cost milliseconds.
+    Tests pass a tiny `initial_s`/`max_s` so scripted 429s and 503s cost milliseconds, or a
+    `sleep` that records the waits instead of taking them, so they assert on the delays chosen
+    rather than on a wall clock.
     """
 
     initial_s: float = 1.0
     max_s: float = 30.0
+    sleep: Callable[[float], None] = field(default=time.sleep, compare=False, repr=False)
 
 
 def make_client(settings: Settings, timeout_s: float | None = None) -> genai.Client:
@@ -129,6 +134,7 @@ def retrying(attempts: int, backoff: Backoff, *, retry_transport: bool = True) -
         stop=tenacity.stop_after_attempt(max(1, attempts)),
         wait=_wait(backoff),
         retry=tenacity.retry_if_exception(worth_retrying),
+        sleep=backoff.sleep,
         reraise=True,
     )
 

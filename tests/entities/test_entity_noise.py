@@ -156,6 +156,7 @@ def _entities(atlas: Atlas) -> list[tuple[str, str, str, int]]:
 
 def test_demo_atlas_entity_list_has_none_of_the_noise(samples_atlas):
     entities = _entities(samples_atlas)
+    assert entities  # else the loop below checks nothing
     for slug, name, etype, _ in entities:
         m = Mention(name=name, type=etype)
         assert RULES.drop_reason(m) in (None, "enumerator_prefix", "shouted_vocabulary"), (name, etype)

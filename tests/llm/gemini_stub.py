@@ -329,7 +329,10 @@ class GeminiStub:
             "llm": "gemini",
             "gemini_api_key": "stub-key",
             "gemini_base_url": self.base_url,
-            "gemini_timeout_s": 5.0,
+            # The stub answers at once unless a test scripts a slow reply (and then sets its own timeout):
+            # a short default let a loaded machine time out plain replies, re-sending them on the standard
+            # tier, and the tests that count requests and tiers failed on correct code.
+            "gemini_timeout_s": 120.0,
             "gemini_max_retries": 3,
         }
         values.update(overrides)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-import time
+import threading
 
 import pytest
 
@@ -49,14 +49,19 @@ def test_429_is_retried_on_the_same_tier(make_gemini, gemini_server):
     assert provider.ledger.total == TokenUsage(10, 2, 0, 0, 1)  # the 429 had no usage
 
 
-def test_429_retry_delay_from_the_server_is_honoured(make_gemini, gemini_server, fast_backoff):
+def test_429_retry_delay_from_the_server_is_honoured(make_gemini, gemini_server):
     from ohara_lab.llm.gemini_transport import Backoff
 
-    provider = make_gemini({"backoff": Backoff(initial_s=0.001, max_s=1.0)})
+    # The waits are recorded, not slept: the test reads the delay chosen, not a wall clock.
+    waits: list[float] = []
+    provider = make_gemini({"backoff": Backoff(initial_s=0.001, max_s=1.0, sleep=waits.append)})
     gemini_server.queue(error_reply(429, "slow down", retry_delay="0.3s"), json_reply(OK))
-    start = time.monotonic()
-    provider.generate("self_rag_verify", VERIFY)
-    assert time.monotonic() - start >= 0.3
+    assert provider.generate("self_rag_verify", VERIFY).data == OK
+    assert waits == [0.3]  # the server's 0.3 s, not our 0.001-0.002 s backoff
+    # A longer delay than the backoff's maximum is capped by it.
+    gemini_server.queue(error_reply(429, "slow down", retry_delay="5s"), json_reply(OK))
+    provider.generate("self_rag_verify", {"query": "q2", "passage": "p2"})
+    assert waits == [0.3, 1.0]
 
 
 def test_flex_exhausted_falls_back_to_standard_and_pauses_flex(make_gemini, gemini_server):
@@ -153,10 +158,10 @@ def test_flex_timeout_moves_to_standard_where_timeouts_are_retried(make_gemini, 
 def test_timeouts_everywhere_raise(make_gemini, gemini_server):
     provider = make_gemini(gemini_timeout_s=0.2, gemini_max_retries=2)
     gemini_server.queue(*[slow(json_reply(OK), 1.5)] * 3)
-    start = time.monotonic()
+    # Each reply is valid and comes 1.5 s late: a client that waited for it (past its 0.2 s timeout)
+    # would return it, so the Timeout error itself shows the client gave up at its own timeout.
     with pytest.raises(LLMError, match="Timeout"):
         provider.generate("self_rag_verify", VERIFY)
-    assert time.monotonic() - start < 1.4  # gave up at the client timeout, not the server's delay
     assert [r.service_tier for r in gemini_server.requests] == ["flex", None, None]
 
 
@@ -232,26 +237,39 @@ def test_refused_response_schema_falls_back_to_plain_json_mode(make_gemini, gemi
 
 
 def test_generate_many_is_concurrent_ordered_and_isolates_failures(make_gemini, gemini_server):
-    provider = make_gemini(gemini_max_retries=1)
+    # A client timeout longer than the barrier's, so no request is re-sent while it waits there.
+    provider = make_gemini(gemini_max_retries=1, gemini_timeout_s=120)
+    # The first four requests to arrive wait for each other: only four requests in flight at once
+    # get past the barrier. Run one after another, the first waits alone and the barrier breaks
+    # (its timeout only bounds how long a failing run takes).
+    together = threading.Barrier(4, timeout=20)
+    arrived: list[str] = []
+    lock = threading.Lock()
 
     def answer(request):
         # Echo the passage back as the reason, so each reply is tied to its request.
         text = request.prompt_text.split("<<<BEGIN PASSAGE>>>\n", 1)[1].split("\n<<<END PASSAGE>>>", 1)[0]
+        with lock:
+            arrived.append(text)
+            first_four = len(arrived) <= 4
+        if first_four:
+            try:
+                together.wait()
+            except threading.BrokenBarrierError:
+                pass  # asserted below: the barrier is broken
         if text == "fail":
             return error_reply(503)
-        time.sleep(0.05)
         return json_reply({"responsive": True, "reason": text})
 
     gemini_server.respond_with(answer)
     requests = [("self_rag_verify", {"query": "q", "passage": f"p{i}"}) for i in range(8)]
     requests.insert(3, ("self_rag_verify", {"query": "q", "passage": "fail"}))
-    start = time.monotonic()
     out = provider.generate_many(requests, concurrency=4, scope="doc/many")
-    elapsed = time.monotonic() - start
+    assert not together.broken, "fewer than four requests were in flight at once"
+    assert sorted(arrived[:4]) == ["fail", "p0", "p1", "p2"]  # the first four requests, sent together
     assert isinstance(out[3], LLMError)
     reasons = [r.data["reason"] for i, r in enumerate(out) if i != 3]
     assert reasons == [f"p{i}" for i in range(8)]
-    assert elapsed < 8 * 0.05  # ran in parallel
     assert provider.ledger.scope("doc/many").calls == 8
 
 

@@ -213,5 +213,6 @@ def test_rebuild_is_byte_identical(built, inputs, tmp_path):
     _, _, out = built
     owl, wn_dir, _ = inputs
     build_ontology(owl, wordnet_dir=wn_dir, out_dir=tmp_path)
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in tmp_path.iterdir()) != []
     for path in out.iterdir():
         assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name

@@ -6,6 +6,13 @@ issue 13's query work (92e9aebc) and must stay equal; a change that means to mov
 on purpose and says why in its commit:
 
     python -m tests.retrieval.rankings_snapshot      # rewrites fixtures/rankings.json from this code
+
+Entities change the answers, so there is one snapshot per entity extractor: `rankings.json` with spaCy's
+(the full install), `rankings_rules.json` with the rule-based extractor (the core without the `nlp` extra,
+as CI's core-only pass runs it; written by 122c1d7's code, issue 29.6, and byte-identical from the core-only
+venv and from `--ner rules` in the full one):
+
+    python -m tests.retrieval.rankings_snapshot --ner rules tests/retrieval/fixtures/rankings_rules.json
 """
 from __future__ import annotations
 
@@ -16,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 FIXTURE = Path(__file__).parent / "fixtures" / "rankings.json"
+RULES_FIXTURE = FIXTURE.with_name("rankings_rules.json")
 QUERIES = (
     "What does the GPL require when you distribute a modified program?",
     "Which licence lets a library be linked from proprietary software?",
@@ -49,15 +57,27 @@ def snapshot(atlas: Any) -> dict[str, Any]:
     return out
 
 
+def snapshots() -> dict[tuple[str, ...], Path]:
+    """The snapshot files by the extractor(s) their atlas was built with."""
+    found = {}
+    for path in sorted(FIXTURE.parent.glob("rankings*.json")):
+        found[tuple(json.loads(path.read_text(encoding="utf-8"))["extractor"] or ())] = path
+    return found
+
+
 def main() -> None:
     from ohara_lab import Atlas
     from ohara_lab.samples import corpus_dir
 
-    offline = {"embedder": "none", "embed_paragraphs": False, "llm": "offline", "reference_date": "2026-11-29"}
+    args = sys.argv[1:]
+    ner = {}
+    if args[:1] == ["--ner"]:
+        ner, args = {"ner": args[1]}, args[2:]
+    offline = {"embedder": "none", "embed_paragraphs": False, "llm": "offline", "reference_date": "2026-11-29", **ner}
     with tempfile.TemporaryDirectory() as tmp, Atlas.open(tmp, **offline) as atlas:
         atlas.ingest([corpus_dir()], progress=False)
         snap = snapshot(atlas)
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else FIXTURE
+    target = Path(args[0]) if args else FIXTURE
     target.write_text(json.dumps(snap, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"{target}: {len(snap) - 1} answers")
 

@@ -170,7 +170,7 @@ def test_explorer_offers_co_cited_and_same_community_paragraphs(atlas):
         for u in result.tiers.unexpected_connections:
             assert u["from_slug"] in principal or u["to_slug"] in principal
             assert look.community_of(u["from_slug"]) != look.community_of(u["to_slug"])
-    assert sources & {"adamic_adar", "community"}
+    assert {"adamic_adar", "community"} <= sources  # both branches above ran (2 and 3 items on these queries)
 
 
 SCRIPT = r"""

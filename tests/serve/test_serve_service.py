@@ -70,6 +70,7 @@ def test_document_rendering_and_sections(service):
     doc_id = service.documents()["documents"][0]["id"]
     data = service.document(doc_id)
     text = render_document(data)
+    assert data["sections"] and data["paragraphs"]  # else the loop below checks little
     for node in data["sections"] + data["paragraphs"] + data["tables"]:
         assert f"<!-- {node['id']} -->" in text
     top = next(s for s in data["sections"] if not s.get("parent_section_id"))

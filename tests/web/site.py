@@ -51,6 +51,8 @@ class Site:
     page_delay: float = 0.0  # every page answer waits this long (to kill a crawl midway)
     trickle_every: float = 0.02  # seconds between two bytes of /trickle-headers and /trickle-body
     stopping: threading.Event = field(default_factory=threading.Event)
+    big_chunks_sent: int = 0  # 1 MiB chunks of /big the client took before it hung up
+    big_done: threading.Event = field(default_factory=threading.Event)  # /big's handler has returned
 
     def start(self) -> "Site":
         site = self
@@ -126,8 +128,12 @@ class Site:
         try:
             for _ in range(BIG // len(chunk)):
                 h.wfile.write(chunk)
+                self.big_chunks_sent += 1
+            h.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client stopped reading: what the test wants
+        finally:
+            self.big_done.set()
 
     def _big_declared(self, h: BaseHTTPRequestHandler) -> None:
         h.send_response(200)

@@ -56,7 +56,18 @@ def test_a_50_mb_body_is_refused_by_the_cap(site, fetcher, path):
         fetcher.fetch(site.url + path)
 
 
+def test_a_streamed_body_is_cut_off_at_the_cap_not_read_to_its_end(site, fetcher):
+    # Counted by the server, not timed: the client hangs up after 5 MiB, so the server's writes stop
+    # once the loopback socket's buffers (a few MiB) are full; a client that read on would take all 50.
+    with pytest.raises(FetchError, match="larger than the 5 MiB limit"):
+        fetcher.fetch(site.url + "/big")
+    assert site.big_done.wait(60), "the server is still sending /big"
+    assert 5 <= site.big_chunks_sent < 30, site.big_chunks_sent
+
+
 def test_a_slow_page_times_out(site):
+    # The page is valid and comes 3 s late: a fetcher that waited past its 0.5 s timeout would return
+    # it, so the timeout error itself shows it gave up in time.
     site.slow_seconds = 3
     with Fetcher(Settings(web_allow_private=True, web_timeout_s=0.5)) as fetcher, \
             pytest.raises(FetchError, match="within 0.5 s"):

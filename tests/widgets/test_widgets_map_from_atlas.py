@@ -26,6 +26,7 @@ def test_snapshot_holds_every_node_of_the_atlas(atlas) -> None:
 def test_documents_carry_dates_tags_and_decay_classes(atlas) -> None:
     mi = map_input_from_atlas(atlas)
     by_id = {d.id: d for d in mi.documents}
+    assert atlas.documents() and set(by_id) == {d.id for d in atlas.documents()}
     for doc in atlas.documents():
         got = by_id[doc.id]
         assert got.title == doc.title
