@@ -37,7 +37,9 @@ def render_results(result: Any, verbose: bool = False) -> str:
         lines.append(textwrap.indent(textwrap.fill(shorten(view.content if view else f.id), WIDTH - 6), "      "))
         if verbose:
             lines.append(f"      ← {_provenance(f)}")
-    return "\n".join(lines) or "no results"
+    # No result: say why (an empty atlas names `ohara ingest`, a query of stopwords says so).
+    reason = getattr(result, "abstain_reason", None)
+    return "\n".join(lines) or (f"no results: {reason}" if reason else "no results")
 
 
 def render_tiers(result: Any) -> str:
