@@ -194,3 +194,16 @@ def test_outputs_land_where_the_notebook_says_wherever_papermill_starts(tmp_path
                         cwd=str(elsewhere), progress_bar=False, parameters=params)
     assert (target / "summary.csv").is_file() and (target / "matrix.png").is_file()
     assert not [p for p in elsewhere.rglob("*") if p.is_file()], "outputs landed under papermill's directory"
+
+
+def test_relative_paths_follow_the_notebook_jupyter_names(tmp_path, monkeypatch):
+    """In JupyterLab the kernel knows its notebook ($JPY_SESSION_NAME): a copied notebook writes beside
+    its copy; without a Jupyter server (papermill) the repository's notebooks/ folder is the anchor."""
+    from ohara_lab.eval.paths import notebook_path
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    assert notebook_path("../eval/map") == ROOT / "eval" / "map"
+    monkeypatch.setenv("JPY_SESSION_NAME", str(tmp_path / "lab" / "notebooks" / "07_space_time_map.ipynb"))
+    assert notebook_path("../eval/map") == tmp_path / "lab" / "eval" / "map"
+    assert notebook_path(tmp_path / "abs") == tmp_path / "abs"
