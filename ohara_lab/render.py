@@ -99,7 +99,8 @@ def render_estimate(estimate: Any) -> str:
         if f.status in ("failed", "skipped"):
             lines.append(f"{f.status:<9} {f.path}: {f.reason}")
         else:
-            lines.append(line(f"{f.status:<9} {f.path}", f.totals()))
+            how = {"sampled": " (sampled)", "extrapolated": " (extrapolated by size)"}.get(getattr(f, "method", ""), "")
+            lines.append(line(f"{f.status:<9} {f.path}{how}", f.totals()))
     total = estimate.totals()
     lines.append(line(f"total ({estimate.model})", total))
     if total["by_prompt"]:
@@ -108,4 +109,6 @@ def render_estimate(estimate: Any) -> str:
                  "nothing was sent")
     if estimate.provider_note:
         lines.append(f"  note: {estimate.provider_note}")
+    if getattr(estimate, "sample_note", None):
+        lines.append(f"  note: {estimate.sample_note}")
     return "\n".join(lines)
