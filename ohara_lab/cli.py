@@ -2,7 +2,7 @@
 
 Named errors are turned into one line on stderr and an exit code here, once:
 0 success, 1 a failure of the work (a file failed, the atlas has problems),
-2 a usage error.
+2 a usage error, 130 an ingest interrupted by Ctrl-C (resumable).
 """
 from __future__ import annotations
 
