@@ -68,7 +68,7 @@ def atlas_to_fill(atlas: str | None, **overrides: Any):  # type: ignore[no-untyp
     try:
         yield a
     finally:
-        if getattr(a.store, "created", False) and not a.store.list_documents():
+        if a.store.created and not a.store.list_documents():
             a.store.discard()
         else:
             a.close()

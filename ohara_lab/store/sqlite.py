@@ -82,6 +82,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         self._vec_cache: dict[str, tuple[int, list[str], np.ndarray]] = {}
         self._models_cache: tuple[int, dict[str, int]] | None = None
         self._vectors = VectorSearch(self.directory / "ann", ann_threshold, ann_ef, writable=not read_only)
+        self.created = False
         self._local = threading.local()  # read-only: one connection per thread
         # Weak: a reader thread's connection goes (and closes) with its thread; close() closes the living ones.
         self._opened: weakref.WeakSet[sqlite3.Connection] = weakref.WeakSet()
