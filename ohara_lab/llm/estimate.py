@@ -23,14 +23,15 @@ questions and links. A request already in the reply cache is an expected cache h
 
 Retries after rejected replies and thinking tokens are not predicted.
 
-**Sampled** (a set of files over ``OHARA_ESTIMATE_FULL_MB``: a shelf of books took 195 s in full, nearly
-all of it the entity extraction that predicts replies). Every file is hashed and planned as above; per
-format (file extension) ``SAMPLE_FILES`` files spread over the size range are parsed and chunked, every
-chunk's ``ingest_document`` prompt is rendered and counted, and the replies of ``SAMPLE_CHUNKS`` chunks per
-file are predicted; the other chunks' output is ``output/chars`` of those times their length. A file not
-parsed gets its format's per-byte rates times its size:
+**Sampled** (a set of files over ``OHARA_ESTIMATE_FULL_MB``: a shelf of 30 books took 195 s in full,
+nearly all of it the entity extraction that predicts replies). Every file is hashed and planned as above;
+per format (file extension) ``SAMPLE_FILES`` files spread over the size range (one when they are all of a
+size, ``SAME_SIZE``) are parsed and chunked, every chunk's ``ingest_document`` prompt is rendered and
+counted, and the replies of ``SAMPLE_CHUNKS`` interior chunks per file are predicted; the other chunks'
+output is those replies' tokens per character times their length. A file not parsed is scaled from the
+parsed file g of its format nearest in size:
 
-    requests(f) = size(f) / size(g) · requests(g)     g: the parsed file of f's format nearest in size
+    requests(f) = size(f) / size(g) · requests(g)     (per prompt; tokens per request: g's mean)
 
 ``enrich_cross_doc_edge`` requests need every document's entities and are not predicted when sampling
 (the estimate says so).
@@ -309,6 +310,7 @@ def _estimate_file(path: Path, twin: Ingestor, counter: RequestCounter, atlas: P
 # --------------------------------------------------------------------------- sampling a large set
 
 SAMPLE_FILES = 2  # files parsed per format, spread over the format's size range
+SAME_SIZE = 1.25  # a file at most this much larger than a parsed one of its format is extrapolated from it
 SAMPLE_CHUNKS = 4  # chunks per parsed file whose replies are predicted (entity extraction runs on these)
 
 
@@ -341,8 +343,12 @@ def _sampled(files: list[Path], twin: Ingestor, counter: RequestCounter, setting
     chunks_seen = chunks_predicted = 0
     for fmt, group in todo.items():
         by_size = sorted(group, key=lambda item: item[0].stat().st_size)
+        picked: list[tuple[Path, str]] = []
         for i in _spread(len(by_size), SAMPLE_FILES):
-            path, status = by_size[i]
+            # files within SAME_SIZE of one already picked add a parse (an EPUB: ~1.3 s) and tell nothing new
+            if not any(by_size[i][0].stat().st_size <= SAME_SIZE * p.stat().st_size for p, _ in picked):
+                picked.append(by_size[i])
+        for path, status in picked:
             counter.requests = []
             try:
                 seen, predicted = _sample_file(parse_file(path, settings), counter, settings)
