@@ -7,7 +7,8 @@ Two projections:
   vertical, topic columns as horizontal lines.
 
 Time ticks carry the timeline's labels, thinned to a readable count (the
-undated slab's label, first on the ruler, is always kept). Uses the object-oriented API only (no
+undated slab's label, first on the ruler, is always kept); a topic label that would cover another is
+hidden (greedy, in column order, as `widgets/declutter.py` does on the canvas). Uses the object-oriented API only (no
 pyplot), so it needs no GUI backend and leaves global matplotlib state alone.
 """
 
@@ -100,4 +101,22 @@ def plot_map(layout: MapLayout, ax: Axes | None = None, projection: str = "3d") 
     (_plot_3d if is_3d else _plot_xz)(layout, ax)
     ax.set_title(_title(layout), fontsize=9)
     fig = ax.figure
-    return fig if isinstance(fig, Figure) else fig.figure  # an Axes on a SubFigure: its root figure
+    root = fig if isinstance(fig, Figure) else fig.figure  # an Axes on a SubFigure: its root figure
+    _declutter_labels(root, ax)
+    return root
+
+
+def _declutter_labels(fig: Figure, ax: Axes) -> None:
+    """Hide topic labels that would cover one drawn before them, as the widget's `declutter` does on the
+    canvas (greedy, in column order): crowded columns printed their names over each other."""
+    texts = list(ax.texts)
+    if len(texts) < 2:
+        return
+    fig.draw_without_rendering()  # lays the texts out where they will be drawn
+    kept: list = []
+    for text in texts:
+        box = text.get_window_extent()
+        if any(box.overlaps(other) for other in kept):
+            text.set_visible(False)
+        else:
+            kept.append(box)

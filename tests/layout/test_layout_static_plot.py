@@ -55,3 +55,17 @@ def test_empty_map_still_draws() -> None:
     assert len(layout) == 0
     assert isinstance(plot_map(layout, projection="xz"), Figure)
     assert isinstance(plot_map(layout, projection="3d"), Figure)
+
+
+@pytest.mark.parametrize("projection", ["3d", "xz"])
+def test_no_two_shown_topic_labels_overlap(projection) -> None:
+    """A crowded map (many topic columns) prints each name readably or not at all (eval/map's figure
+    printed 'Abstract', 'Attribute', 'Relation', ... over each other)."""
+    layout = build_layout(synthetic_map_input(60, seed=3), synthetic_ontology())
+    fig = plot_map(layout, projection=projection)
+    ax = fig.axes[0]
+    fig.draw_without_rendering()
+    shown = [t.get_window_extent() for t in ax.texts if t.get_visible()]
+    assert len(shown) >= 3
+    clashes = [(i, j) for i, a in enumerate(shown) for j, b in enumerate(shown[i + 1:], i + 1) if a.overlaps(b)]
+    assert clashes == []
