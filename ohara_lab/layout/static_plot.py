@@ -14,10 +14,13 @@ pyplot), so it needs no GUI backend and leaves global matplotlib state alone.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
+from matplotlib.transforms import Bbox
 
 from ohara_lab.errors import UsageError
 from ohara_lab.layout.maplayout import MapLayout
@@ -115,8 +118,21 @@ def _declutter_labels(fig: Figure, ax: Axes) -> None:
     fig.draw_without_rendering()  # lays the texts out where they will be drawn
     kept: list = []
     for text in texts:
-        box = text.get_window_extent()
+        box = label_box(ax, text)
         if any(box.overlaps(other) for other in kept):
             text.set_visible(False)
         else:
             kept.append(box)
+
+
+def label_box(ax: Axes, text: Any) -> Bbox:
+    """A label's box on the canvas in pixels. A 3D label's own extent is that of its unprojected (x, y)
+    (matplotlib projects it only while drawing), so its size is moved to its projected anchor."""
+    box = text.get_window_extent()
+    if ax.name != "3d":
+        return box
+    from mpl_toolkits.mplot3d import proj3d
+
+    x, y, _ = proj3d.proj_transform(*text.get_position_3d(), ax.get_proj())
+    px, py = ax.transData.transform((x, y))
+    return Bbox.from_bounds(px, py - box.height / 2, box.width, box.height)
