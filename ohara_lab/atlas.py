@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .errors import UsageError
+from .errors import IngestInterrupted, UsageError
 from .ids import query_hash
 from .records import FileOutcome, IngestReport, Problem
 from .settings import Settings
@@ -96,16 +96,23 @@ class Atlas:
         items = list(paths)
         urls = [p for p in items if names_a_url(p)]
         files = [p for p in items if not names_a_url(p)]
-        report = self.ingestor.ingest(files, force=force, progress=progress, on_outcome=on_outcome,
-                                      follow_links=follow_links) if files or not urls else IngestReport()
+        try:
+            report = self.ingestor.ingest(files, force=force, progress=progress, on_outcome=on_outcome,
+                                          follow_links=follow_links) if files or not urls else IngestReport()
+        except IngestInterrupted as e:
+            raise IngestInterrupted(e.done, e.total + len(urls)) from None
         if urls:
             fetch, web_ingest = load_web("fetch"), load_web("ingest")
-            with fetch.Fetcher(self.settings) as fetcher:
-                for url in urls:
-                    outcome = web_ingest.ingest_url(self.ingestor, fetcher, str(url), force=force)
-                    report.outcomes.append(outcome)
-                    if on_outcome:
-                        on_outcome(outcome)
+            before = len(report.outcomes)
+            try:
+                with fetch.Fetcher(self.settings) as fetcher:
+                    for url in urls:
+                        outcome = web_ingest.ingest_url(self.ingestor, fetcher, str(url), force=force)
+                        report.outcomes.append(outcome)
+                        if on_outcome:
+                            on_outcome(outcome)
+            except KeyboardInterrupt:  # as in the files' loop: each page is stored whole or not at all
+                raise IngestInterrupted(len(report.outcomes), before + len(urls)) from None
         self._after_ingest()
         self._relink_synonyms(report)
         self._auto_calibrate(report)

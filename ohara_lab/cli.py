@@ -2,7 +2,7 @@
 
 Named errors are turned into one line on stderr and an exit code here, once:
 0 success, 1 a failure of the work (a file failed, the atlas has problems),
-2 a usage error.
+2 a usage error, 130 an ingest interrupted by Ctrl-C (resumable).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from .cli_edge import fail_cleanly, say
+from .cli_edge import atlas_to_fill, fail_cleanly, say
 from .cli_edge import open_atlas as _open
 from .cli_edge import print_json as _print_json
 
@@ -61,7 +61,7 @@ def ingest(paths: tuple[str, ...], atlas: str | None, force: bool, crawl_domain:
         return
     if not paths and crawl_domain is None:
         raise click.UsageError("give at least one PATH_OR_URL, or --crawl [DOMAIN]")
-    with _open(atlas, **_private(allow_private)) as a:
+    with atlas_to_fill(atlas, **_private(allow_private)) as a:
         def line(o: Any) -> None:
             if not as_json:
                 detail = f": {o.reason}" if o.reason else ""
@@ -90,7 +90,7 @@ def ingest(paths: tuple[str, ...], atlas: str | None, force: bool, crawl_domain:
 def _estimate(paths: tuple[str, ...], atlas: str | None, force: bool, as_json: bool) -> None:
     from .render import render_estimate  # noqa: PLC0415
 
-    with _open(atlas) as a:
+    with atlas_to_fill(atlas) as a:
         estimate = a.estimate_ingest(list(paths), force=force)
     if as_json:
         _print_json(estimate.to_dict())

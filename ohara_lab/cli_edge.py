@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from .errors import OharaError
+from .errors import IngestInterrupted, OharaError
 from .redact import redact
 
 
@@ -42,6 +42,9 @@ def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
+        except IngestInterrupted as e:  # not an error: the user stopped it, and is told how to go on
+            say(str(e), err=True)
+            sys.exit(e.exit_code)
         except OharaError as e:
             say(f"ohara: error: {e}", err=True)
             sys.exit(e.exit_code)
@@ -57,5 +60,27 @@ def open_atlas(atlas: str | None, *, read_only: bool = False, **overrides: Any):
     return Atlas.open(atlas, Settings.from_env(), read_only=read_only, **overrides)
 
 
+@contextlib.contextmanager
+def atlas_to_fill(atlas: str | None, **overrides: Any):  # type: ignore[no-untyped-def]
+    """Open the atlas an ingest writes to; if this open created it and the run stored no document (every
+    path failed, a dry run), delete it again: a failed first ingest leaves no empty atlas behind."""
+    a = open_atlas(atlas, **overrides)
+    try:
+        yield a
+    finally:
+        if a.store.created and not a.store.list_documents():
+            a.store.discard()
+        else:
+            a.close()
+
+
+def _plain(value: Any) -> Any:
+    """json's fallback: numpy scalars and arrays as the Python numbers they hold (`.item()`, `.tolist()`), any
+    other object (a Path, a date) as its string; np.int64 is no int, and str() would print it quoted."""
+    if hasattr(value, "tolist") and type(value).__module__ == "numpy":
+        return value.tolist()
+    return str(value)
+
+
 def print_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=_plain))

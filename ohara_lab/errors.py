@@ -40,6 +40,17 @@ class IngestError(OharaError):
         super().__init__(f"{self.path}: {self.reason}")
 
 
+class IngestInterrupted(OharaError):
+    """Ctrl-C during a batch ingest: every finished document is stored whole, the one in progress not at all."""
+
+    exit_code = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C stopped
+
+    def __init__(self, done: int, total: int):
+        self.done, self.total = done, total
+        super().__init__(f"Interrupted after {done} of {total} documents; the atlas is consistent — "
+                         "run the same command again to resume")
+
+
 class ParseError(IngestError):
     """A file could not be turned into Markdown (corrupt, empty, mislabelled, unsupported)."""
 

@@ -37,7 +37,9 @@ def render_results(result: Any, verbose: bool = False) -> str:
         lines.append(textwrap.indent(textwrap.fill(shorten(view.content if view else f.id), WIDTH - 6), "      "))
         if verbose:
             lines.append(f"      ← {_provenance(f)}")
-    return "\n".join(lines) or "no results"
+    # No result: say why (an empty atlas names `ohara ingest`, a query of stopwords says so).
+    reason = getattr(result, "abstain_reason", None)
+    return "\n".join(lines) or (f"no results: {reason}" if reason else "no results")
 
 
 def render_tiers(result: Any) -> str:
@@ -96,7 +98,8 @@ def render_estimate(estimate: Any) -> str:
         if f.status in ("failed", "skipped"):
             lines.append(f"{f.status:<9} {f.path}: {f.reason}")
         else:
-            lines.append(line(f"{f.status:<9} {f.path}", f.totals()))
+            how = {"sampled": " (sampled)", "extrapolated": " (extrapolated by size)"}.get(getattr(f, "method", ""), "")
+            lines.append(line(f"{f.status:<9} {f.path}{how}", f.totals()))
     total = estimate.totals()
     lines.append(line(f"total ({estimate.model})", total))
     if total["by_prompt"]:
@@ -105,4 +108,6 @@ def render_estimate(estimate: Any) -> str:
                  "nothing was sent")
     if estimate.provider_note:
         lines.append(f"  note: {estimate.provider_note}")
+    if getattr(estimate, "sample_note", None):
+        lines.append(f"  note: {estimate.sample_note}")
     return "\n".join(lines)

@@ -166,6 +166,9 @@ class Settings:
                                               "is stored llm_pending for a later run (unset = no cap)", bounds="[0, 1000000]")
     answers_same: bool = _opt(False, "ingest asks the LLM 1-2 questions per paragraph of >=100 characters and "
                                      "links paragraphs sharing one (ANSWERS_SAME; needs an LLM, offline skipped)")
+    estimate_full_mb: float = _opt(2.0, "ingest --dry-run runs the whole pipeline on sets of files up to this "
+                                        "many MB; a larger set is sampled (a few files per format parsed, a few "
+                                        "chunks per file predicted) and extrapolated by file size", bounds="[0, 1000000]")
 
     # --- retrieval: profile --------------------------------------------------
     profile: str = _opt("default", "engine profile: default (tuned by procedure, refs/tuning.md) | original (the"

@@ -107,18 +107,29 @@ def risk_coverage_curve(points: Sequence[Mapping[str, float]], *, keep: float | 
 
 def config_bars(rows: Sequence[Mapping[str, Any]], metrics: Sequence[str] = ("recall@5", "mrr@10", "principal_hit"),
                 *, title: str = "") -> Any:
-    """Grouped bars: one group per config (`rows[i]["config"]`), one bar per metric."""
+    """Grouped bars: one group per config (`rows[i]["config"]`), one bar per metric.
+
+    The legend sits outside the axes, right of them (inside, it covered the last groups' bars); a metric no
+    row has (no unanswerable queries: no null_abstention) is left out rather than listed with no bars; a
+    measured 0 is written as "0" and a missing value as "n/a", so neither reads as a bar someone forgot.
+    """
     plt = _plt()
+    metrics = [m for m in metrics if any(r.get(m) is not None for r in rows)]
     fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(rows)), 4))
     width = 0.8 / max(len(metrics), 1)
     for j, m in enumerate(metrics):
         xs = [i + j * width for i in range(len(rows))]
-        ax.bar(xs, [r.get(m) or 0 for r in rows], width=width, label=m)
+        values = [r.get(m) for r in rows]
+        bars = ax.bar(xs, [v or 0 for v in values], width=width, label=m)
+        for x, v, bar in zip(xs, values, bars):
+            if v is None or v == 0:
+                ax.text(x, 0.01, "n/a" if v is None else "0", ha="center", va="bottom", fontsize=7,
+                        color=bar.get_facecolor(), fontweight="bold")
     ax.set_xticks([i + width * (len(metrics) - 1) / 2 for i in range(len(rows))])
     ax.set_xticklabels([r["config"] for r in rows], rotation=35, ha="right")
     ax.set_ylim(0, 1)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, frameon=False)
     ax.set_title(title)
     fig.tight_layout()
     return fig
@@ -136,7 +147,9 @@ def grid_heatmap(rows: Sequence[Mapping[str, Any]], metric: str = "mrr@10", *, t
     for i, b in enumerate(bs):
         for j, v in enumerate(vs):
             if value.get((b, v)) is not None:
-                ax.text(j, i, f"{value[(b, v)]:.3f}", ha="center", va="center", color="white", fontsize=8)
+                # viridis runs from dark to bright yellow: white text on the bright half was unreadable
+                ink = "black" if im.norm(value[(b, v)]) > 0.55 else "white"
+                ax.text(j, i, f"{value[(b, v)]:.3f}", ha="center", va="center", color=ink, fontsize=8)
     ax.set_xticks(range(len(vs)), [str(v) for v in vs])
     ax.set_yticks(range(len(bs)), [str(b) for b in bs])
     ax.set_xlabel("vector weight")

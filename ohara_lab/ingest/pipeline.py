@@ -22,7 +22,7 @@ from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import IngestError
+from ..errors import IngestError, IngestInterrupted
 from ..ids import sha256_file, sha256_text
 from ..parse import parse_file
 from ..records import DocumentGraph, FileOutcome, IngestReport, ParsedDocument
@@ -91,8 +91,13 @@ class Ingestor:
             _report(report, o, on_outcome)
         from tqdm.auto import tqdm  # noqa: PLC0415
 
-        for path in tqdm(files, desc="ingest", unit="file", disable=not progress or len(files) < 2):
-            _report(report, self.ingest_file(path, force=force), on_outcome)
+        try:
+            for path in tqdm(files, desc="ingest", unit="file", disable=not progress or len(files) < 2):
+                _report(report, self.ingest_file(path, force=force), on_outcome)
+        except KeyboardInterrupt:
+            # A document is written in one transaction, so the one in progress left nothing behind; a rerun
+            # skips the finished ones (unchanged hash) and goes on.
+            raise IngestInterrupted(len(report.outcomes), len(problems) + len(files)) from None
         return report
 
     def ingest_file(self, path: str | Path, *, force: bool = False) -> FileOutcome:

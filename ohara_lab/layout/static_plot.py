@@ -7,16 +7,20 @@ Two projections:
   vertical, topic columns as horizontal lines.
 
 Time ticks carry the timeline's labels, thinned to a readable count (the
-undated slab's label, first on the ruler, is always kept). Uses the object-oriented API only (no
+undated slab's label, first on the ruler, is always kept); a topic label that would cover another is
+hidden (greedy, in column order, as `widgets/declutter.py` does on the canvas). Uses the object-oriented API only (no
 pyplot), so it needs no GUI backend and leaves global matplotlib state alone.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
+from matplotlib.transforms import Bbox
 
 from ohara_lab.errors import UsageError
 from ohara_lab.layout.maplayout import MapLayout
@@ -100,4 +104,35 @@ def plot_map(layout: MapLayout, ax: Axes | None = None, projection: str = "3d") 
     (_plot_3d if is_3d else _plot_xz)(layout, ax)
     ax.set_title(_title(layout), fontsize=9)
     fig = ax.figure
-    return fig if isinstance(fig, Figure) else fig.figure  # an Axes on a SubFigure: its root figure
+    root = fig if isinstance(fig, Figure) else fig.figure  # an Axes on a SubFigure: its root figure
+    _declutter_labels(root, ax)
+    return root
+
+
+def _declutter_labels(fig: Figure, ax: Axes) -> None:
+    """Hide topic labels that would cover one drawn before them, as the widget's `declutter` does on the
+    canvas (greedy, in column order): crowded columns printed their names over each other."""
+    texts = list(ax.texts)
+    if len(texts) < 2:
+        return
+    fig.draw_without_rendering()  # lays the texts out where they will be drawn
+    kept: list = []
+    for text in texts:
+        box = label_box(ax, text)
+        if any(box.overlaps(other) for other in kept):
+            text.set_visible(False)
+        else:
+            kept.append(box)
+
+
+def label_box(ax: Axes, text: Any) -> Bbox:
+    """A label's box on the canvas in pixels. A 3D label's own extent is that of its unprojected (x, y)
+    (matplotlib projects it only while drawing), so its size is moved to its projected anchor."""
+    box = text.get_window_extent()
+    if ax.name != "3d":
+        return box
+    from mpl_toolkits.mplot3d import proj3d
+
+    x, y, _ = proj3d.proj_transform(*text.get_position_3d(), ax.get_proj())
+    px, py = ax.transData.transform((x, y))
+    return Bbox.from_bounds(px, py - box.height / 2, box.width, box.height)

@@ -50,6 +50,7 @@ from ..timing import Timer
 from .answerability import AnswerabilityModel, assess, load_model, meta_key, reads_lexical
 from .answerability.probes import make_probes
 from .answerability.profile import PROFILE_META_KEY, AtlasProfile, build_profile, config_key, stored_profile
+from .answerability.vacuous import EMPTY_ATLAS, is_empty
 from .extensions import Extensions
 from .fingerprint import offline_fingerprint
 from .fusion import fuse, normalisation, phase_weights
@@ -308,7 +309,8 @@ class Engine:
         s = state.settings
         models = self.store.vector_models()
         if not models:
-            state.skipped["vector"] = "the atlas has no vectors (run `ohara embed`)"
+            # `ohara embed` adds vectors to documents; an atlas with none needs `ohara ingest` first
+            state.skipped["vector"] = EMPTY_ATLAS if is_empty(self.store) else "the atlas has no vectors (run `ohara embed`)"
             return []
         embedder, why = self._query_embedder(s, models)
         if embedder is None:

@@ -57,6 +57,7 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
         self.db = db
         self.client = client
         self.location = location
+        self.created = False  # a database is made by its administrator, never by an open
         self.evergreen_threshold = evergreen_threshold
         self.wait_for_search_sync = wait_for_search_sync
         self._vec_cache: dict[str, tuple[Any, list[str], np.ndarray]] = {}
@@ -83,6 +84,9 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
     def close(self) -> None:
         if self.client is not None:
             self.client.close()
+
+    def discard(self) -> None:
+        raise StoreError(f"{self.location}: an ArangoDB database is not deleted by ohara-lab")
 
     def __enter__(self) -> ArangoStore:
         return self

@@ -138,6 +138,7 @@ class GraphStore(Protocol):
     """Storage primitives shared by the SQLite and ArangoDB backends."""
 
     location: str
+    created: bool  # this open made the atlas (a new SQLite file); `discard` may then take it back
 
     # ---- write side -------------------------------------------------------
     def write_document(self, graph: DocumentGraph, *, replaces: Iterable[str] = (),
@@ -322,3 +323,7 @@ class GraphStore(Protocol):
     def check(self) -> list[Problem]: ...
 
     def close(self) -> None: ...
+
+    def discard(self) -> None:
+        """Close and delete an atlas this open `created` (a first ingest that stored nothing); StoreError
+        otherwise. ArangoDB databases are never created by an open, so never discarded."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sqlite3
 import threading
 import weakref
@@ -81,6 +82,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         self._vec_cache: dict[str, tuple[int, list[str], np.ndarray]] = {}
         self._models_cache: tuple[int, dict[str, int]] | None = None
         self._vectors = VectorSearch(self.directory / "ann", ann_threshold, ann_ef, writable=not read_only)
+        self.created = False
         self._local = threading.local()  # read-only: one connection per thread
         # Weak: a reader thread's connection goes (and closes) with its thread; close() closes the living ones.
         self._opened: weakref.WeakSet[sqlite3.Connection] = weakref.WeakSet()
@@ -91,6 +93,9 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             self._lock: Any = nullcontext()
             self.conn  # noqa: B018 - open now, so a corrupt file fails here with its name
             return
+        # What this open creates, so a first ingest that stores nothing can take it back (`discard`).
+        self.created = not self.path.exists()
+        self._made_directory = not self.directory.exists()
         with self._sql_errors():
             self.directory.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
@@ -194,6 +199,19 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             for conn in list(self._opened):
                 conn.close()
             self._opened.clear()
+
+    def discard(self) -> None:
+        """Close and delete an atlas this open created (`created`), and its directory if it made that too:
+        `ohara ingest missing.pdf --atlas A` must not leave an empty A/atlas.db behind."""
+        if not self.created:
+            raise StoreError(f"{self.location}: not created by this open, not deleted")
+        self.close()
+        if self._made_directory:  # everything in it is this run's
+            shutil.rmtree(self.directory, ignore_errors=True)
+            return
+        for f in self.directory.glob("atlas.db*"):  # the file and its -wal / -shm companions
+            f.unlink(missing_ok=True)
+        shutil.rmtree(self.directory / "ann", ignore_errors=True)
 
     def __enter__(self) -> SqliteStore:
         return self

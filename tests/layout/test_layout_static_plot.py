@@ -8,6 +8,7 @@ from matplotlib.figure import Figure
 
 from ohara_lab.errors import UsageError
 from ohara_lab.layout import MapInput, build_layout, plot_map
+from ohara_lab.layout.static_plot import label_box
 from ohara_lab.layout.synthetic import TreeOntology, synthetic_map_input, synthetic_ontology
 
 
@@ -55,3 +56,32 @@ def test_empty_map_still_draws() -> None:
     assert len(layout) == 0
     assert isinstance(plot_map(layout, projection="xz"), Figure)
     assert isinstance(plot_map(layout, projection="3d"), Figure)
+
+
+@pytest.mark.parametrize("projection", ["3d", "xz"])
+def test_no_two_shown_topic_labels_overlap(projection) -> None:
+    """A crowded map (many topic columns) prints each name readably or not at all (eval/map's figure
+    printed 'Abstract', 'Attribute', 'Relation', ... over each other)."""
+    layout = build_layout(synthetic_map_input(60, seed=3), synthetic_ontology())
+    fig = plot_map(layout, projection=projection)
+    ax = fig.axes[0]
+    fig.draw_without_rendering()
+    shown = [label_box(ax, t) for t in ax.texts if t.get_visible()]
+    assert len(shown) >= 3
+    clashes = [(i, j) for i, a in enumerate(shown) for j, b in enumerate(shown[i + 1:], i + 1) if a.overlaps(b)]
+    assert clashes == []
+
+
+def test_the_committed_map_figure_shows_no_overlapping_labels() -> None:
+    """The layout notebook 07 saved beside eval/map/space_time_map.png (the shipped sample corpus)."""
+    from pathlib import Path
+
+    from ohara_lab.layout.maplayout import MapLayout
+
+    layout = MapLayout.from_npz(Path(__file__).resolve().parents[2] / "eval" / "map" / "space_time_map.npz")
+    fig = plot_map(layout, projection="3d")
+    ax = fig.axes[0]
+    fig.draw_without_rendering()
+    shown = [label_box(ax, t) for t in ax.texts if t.get_visible()]
+    assert len(shown) >= 3
+    assert not [(a, b) for i, a in enumerate(shown) for b in shown[i + 1:] if a.overlaps(b)]

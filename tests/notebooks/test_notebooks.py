@@ -173,3 +173,37 @@ def test_notebook_runs_at_its_defaults(name, tmp_path, atlas_cache):
     _execute(name, tmp_path, atlas_cache, data_dir=str(SHARED))
     for f in EXPECTED[name]:
         assert (tmp_path / f).is_file(), f
+
+
+def test_outputs_land_where_the_notebook_says_wherever_papermill_starts(tmp_path, atlas_cache, monkeypatch):
+    """`out_dir` relative, as the committed defaults are ("../eval/results/..."): read from notebooks/, not
+    from the directory papermill was started in (issue 25). Papermill runs from a deep directory elsewhere,
+    so the two readings of the path name different places."""
+    import os
+
+    import papermill as pm
+
+    target = tmp_path / "out"
+    relative = os.path.relpath(target, NB_DIR)  # "../../../tmp/.../out", as a notebook's parameter
+    elsewhere = tmp_path.joinpath(*"abcdefghijklmnop")
+    elsewhere.mkdir(parents=True)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the kernel imports this checkout's package from anywhere
+    params = {**_fixture_params("02_retrieval_matrix"), "configs": "bm25_only", "beyond_configs": "",
+              "out_dir": relative, "cache_dir": str(atlas_cache)}
+    pm.execute_notebook(str(NB_DIR / "02_retrieval_matrix.ipynb"), str(tmp_path / "executed.ipynb"),
+                        cwd=str(elsewhere), progress_bar=False, parameters=params)
+    assert (target / "summary.csv").is_file() and (target / "matrix.png").is_file()
+    assert not [p for p in elsewhere.rglob("*") if p.is_file()], "outputs landed under papermill's directory"
+
+
+def test_relative_paths_follow_the_notebook_jupyter_names(tmp_path, monkeypatch):
+    """In JupyterLab the kernel knows its notebook ($JPY_SESSION_NAME): a copied notebook writes beside
+    its copy; without a Jupyter server (papermill) the repository's notebooks/ folder is the anchor."""
+    from ohara_lab.eval.paths import notebook_path
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    assert notebook_path("../eval/map") == ROOT / "eval" / "map"
+    monkeypatch.setenv("JPY_SESSION_NAME", str(tmp_path / "lab" / "notebooks" / "07_space_time_map.ipynb"))
+    assert notebook_path("../eval/map") == tmp_path / "lab" / "eval" / "map"
+    assert notebook_path(tmp_path / "abs") == tmp_path / "abs"

@@ -26,6 +26,7 @@ WORD = re.compile(r"[^\W_]{2,}")  # letters and digits of any script, two or mor
 NOT_CONTENT = FUNCTION_WORDS | QUERY_STOPWORDS | QUESTION_WORDS
 DENSE_ESCAPE = 0.9  # rel(dense_top1) at or above which a query with no known word is still asked
 SHOWN_WORDS = 3
+EMPTY_ATLAS = "the atlas is empty: run `ohara ingest PATH...` to add documents"
 CHUNK, MAX_CHECKED = 16, 256  # words looked up at a time, and at most: one known word is enough
 
 
@@ -51,8 +52,15 @@ def check(text: str, store: GraphStore, dense_rel: float | None) -> Vacuity:
     known = known_words(words, store)
     if known or (dense_rel is not None and dense_rel >= DENSE_ESCAPE):
         return Vacuity(None, words, known)
+    if is_empty(store):  # checked only here: an atlas that knows a word of the query is not empty
+        return Vacuity(EMPTY_ATLAS, words, ())
     shown = ", ".join(repr(w) for w in words[:SHOWN_WORDS]) + (", …" if len(words) > SHOWN_WORDS else "")
     return Vacuity(f"no term of the query occurs in the atlas ({shown})", words, ())
+
+
+def is_empty(store: GraphStore) -> bool:
+    """No document was ever ingested (or every one was removed): the full-text index has no row."""
+    return not store.corpus_stats().get("fts_rows")
 
 
 def known_words(words: tuple[str, ...], store: GraphStore) -> tuple[str, ...]:
