@@ -308,6 +308,8 @@ def transfer(corpora: Sequence[str], out_dir: str | Path, *, lexical: bool = Fal
     from ..retrieval.answerability.model import default_model  # noqa: PLC0415
     from .report import write_table  # noqa: PLC0415
 
+    if not corpora:
+        return []
     model = default_model(lexical)
     rows: dict[str, list[Scored]] = {}
     for spec in corpora:
