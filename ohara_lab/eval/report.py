@@ -177,8 +177,10 @@ def p_cell(c: Any) -> str:
 
 
 def main_table(run: MatrixRun) -> str:
+    """The metrics table; a dataset ranked by document (BEIR) adds nDCG@10, its benchmark's headline number."""
     rows = [{"config": name, **r.aggregate} for name, r in run.runs.items()]
-    return markdown_table(rows, [("config", "config"), *TABLE_COLUMNS])
+    extra = [("ndcg@10", "nDCG@10")] if run.dataset.rank_unit == "document" else []
+    return markdown_table(rows, [("config", "config"), *extra, *TABLE_COLUMNS])
 
 
 def significance_table(run: MatrixRun, metrics: Sequence[str] = ("hits@4", "mrr@10", "recall@5", "principal_hit",

@@ -141,7 +141,7 @@ def to_ranked(result: Any, built: BuiltAtlas, hits: Sequence[Any]) -> list[Ranke
     out = []
     for f in hits:
         view = result.views.get(f.id)
-        out.append(RankedItem(built.dataset_doc_id(f.document_id) or "", view.content if view else ""))
+        out.append(RankedItem(built.dataset_doc_id(f.document_id) or "", view.content if view else "", f.score))
     return out
 
 
