@@ -90,7 +90,8 @@ def without_gold_paragraphs(dataset: Dataset) -> Dataset:
                        meta={**q.meta, "held_out": True, "original_type": q.type})
                for q in dataset.queries if not q.unanswerable]
     return Dataset(name=f"{dataset.name}+nulls", documents=documents, queries=queries, matcher=dataset.matcher,
-                   rank_unit=dataset.rank_unit, notes=[*dataset.notes, f"without_gold_paragraphs: {removed} gold paragraphs removed; "
+                   rank_unit=dataset.rank_unit,
+                   notes=[*dataset.notes, f"without_gold_paragraphs: {removed} gold paragraphs removed; "
                                           f"all {len(queries)} answerable queries are nulls"])
 
 

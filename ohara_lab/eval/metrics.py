@@ -5,7 +5,7 @@ the output of `matchers.hit_ranks` (ascending, one entry per gold id found).
 Dataset-level numbers are means of these per-query scores over the queries a metric
 applies to (`ohara_lab.eval.evaluate`).
 
-Relation to ranx (Bassani, ECIR 2022; checked in tests/eval/test_ranx_parity.py) when
+Relation to ranx (Bassani, ECIR 2022; checked in tests/eval/test_eval_ranx_parity.py, tests/eval/test_eval_beir.py) when
 each ranked item is a distinct gold-or-not document:
   * `hit_at_k`           = ranx `hit_rate@k` (ranx `hits@k` is the *count* `len([r < k])`).
   * `reciprocal_rank_at_k` = ranx `mrr@k`.

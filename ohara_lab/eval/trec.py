@@ -9,6 +9,7 @@ Qrels, one judgement per line, in either of the two formats in use:
     query-id<TAB>corpus-id<TAB>score   BEIR `qrels/<split>.tsv` (its header line is skipped)
   relevance > 0 is relevant; 0 or less is judged not relevant.
 """
+
 from __future__ import annotations
 
 import re
@@ -83,8 +84,8 @@ def read_run(path: str | Path) -> Run:
     """A TREC run file as qid -> [(docid, score)], ordered as trec_eval reads it (score descending)."""
     src = Path(path)
     run: Run = {}
-    for lineno, fields in _lines(src):
-        fields = [f.strip() for f in fields]
+    for lineno, raw in _lines(src):
+        fields = [f.strip() for f in raw]
         if len(fields) != 6:
             raise DatasetError(src, f"expected 6 fields 'qid Q0 docid rank score tag', got {len(fields)}", lineno)
         qid, _, doc, rank, score, _ = fields
@@ -110,15 +111,19 @@ def read_qrels(path: str | Path) -> Qrels:
     """
     src = Path(path)
     qrels: Qrels = {}
-    for lineno, fields in _lines(src):
-        fields = [f.strip() for f in fields]
+    for lineno, raw in _lines(src):
+        fields = [f.strip() for f in raw]
         if len(fields) == 3:
             qid, doc, rel = fields
         elif len(fields) == 4:
             qid, _, doc, rel = fields
         else:
-            raise DatasetError(src, "expected 'qid 0 docid relevance' (TREC) or 'query-id<TAB>corpus-id<TAB>score' "
-                                    f"(BEIR), got {len(fields)} fields", lineno)
+            raise DatasetError(
+                src,
+                "expected 'qid 0 docid relevance' (TREC) or 'query-id<TAB>corpus-id<TAB>score' "
+                f"(BEIR), got {len(fields)} fields",
+                lineno,
+            )
         try:
             grade = int(float(rel)) if float(rel).is_integer() else None
         except ValueError:
@@ -139,8 +144,11 @@ def read_qrels(path: str | Path) -> Qrels:
 def write_qrels(path: str | Path, qrels: Mapping[str, Mapping[str, int]]) -> Path:
     """Write `qrels` in TREC format (`qid 0 docid rel`), the file trec_eval takes beside a run."""
     out = Path(path)
-    lines = [f"{_checked_id(q, 'query id', out)} 0 {_checked_id(d, 'document id', out)} {int(rel)}"
-             for q, judged in qrels.items() for d, rel in judged.items()]
+    lines = [
+        f"{_checked_id(q, 'query id', out)} 0 {_checked_id(d, 'document id', out)} {int(rel)}"
+        for q, judged in qrels.items()
+        for d, rel in judged.items()
+    ]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return out
@@ -153,8 +161,11 @@ def dataset_qrels(dataset: Dataset) -> Qrels:
     """
     if dataset.matcher != "doc":
         return {}
-    return {q.id: {d: int(q.gold_grades.get(d, 1)) for d in q.gold_doc_ids}
-            for q in dataset.queries if not q.is_null and q.gold_doc_ids}
+    return {
+        q.id: {d: int(q.gold_grades.get(d, 1)) for d in q.gold_doc_ids}
+        for q in dataset.queries
+        if not q.is_null and q.gold_doc_ids
+    }
 
 
 def file_stem(config_name: str) -> str:
@@ -174,10 +185,14 @@ def write_trec_runs(run: MatrixRun, directory: str | Path) -> dict[str, Path]:
     out = Path(directory)
     paths: dict[str, Path] = {}
     for name, config_run in run.runs.items():
-        ranked = {qid: [(i.doc_id, i.score) for i in first_per_document(result.ranked) if i.doc_id]
-                  for qid, result in config_run.results.items() if not result.error}
-        paths[name] = write_run(out / f"{file_stem(name)}.run", {q: r for q, r in ranked.items() if r},
-                                tag=file_stem(name))
+        ranked = {
+            qid: [(i.doc_id, i.score) for i in first_per_document(result.ranked) if i.doc_id]
+            for qid, result in config_run.results.items()
+            if not result.error
+        }
+        paths[name] = write_run(
+            out / f"{file_stem(name)}.run", {q: r for q, r in ranked.items() if r}, tag=file_stem(name)
+        )
     qrels = dataset_qrels(run.dataset)
     if qrels:
         paths["qrels"] = write_qrels(out / "qrels.txt", qrels)

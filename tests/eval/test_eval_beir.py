@@ -1,5 +1,6 @@
 """BEIR folders in, TREC runs and qrels out: the loader, the formats, and `ohara eval --dataset <beir folder>`
 end to end on a small BEIR folder built here (real atlas, embedder none), scored again by ranx from the files."""
+
 from __future__ import annotations
 
 import json
@@ -23,21 +24,58 @@ pytestmark = pytest.mark.filterwarnings("ignore:unsafe cast")  # ranx numba kern
 
 # Eight passages on unrelated topics, so BM25 alone finds each query's documents by their words.
 CORPUS = [
-    {"_id": "d1", "title": "Honeybee waggle dance", "text": "Foraging honeybees dance to tell the hive where "
-     "nectar flowers are; the waggle run encodes distance and direction.", "metadata": {"url": "x"}},
-    {"_id": "d2", "title": "Bumblebee foraging", "text": "Bumblebees forage on cold mornings and learn "
-     "flower colours; they do not dance."},
-    {"_id": "d3", "title": "", "text": "Basalt columns form when thick lava flows cool slowly and crack into "
-     "hexagonal prisms."},
-    {"_id": "d4", "title": "Glacier erratics", "text": "Boulders carried by glaciers and left far from their "
-     "bedrock are called erratics."},
-    {"_id": "d5", "title": "Sourdough starter", "text": "A sourdough starter is a culture of wild yeast and "
-     "lactic acid bacteria fed with flour and water."},
-    {"_id": "d6", "title": "Tidal locking", "text": "The Moon is tidally locked: its rotation period equals its "
-     "orbital period, so one face always points at Earth."},
-    {"_id": "d7", "title": "Printing press", "text": "Gutenberg's movable type printing press spread books "
-     "across Europe in the fifteenth century."},
+    {
+        "_id": "d1",
+        "title": "Honeybee waggle dance",
+        "text": "Foraging honeybees dance to tell the hive where "
+        "nectar flowers are; the waggle run encodes distance and direction.",
+        "metadata": {"url": "x"},
+    },
+    {
+        "_id": "d2",
+        "title": "Bumblebee foraging",
+        "text": "Bumblebees forage on cold mornings and learn flower colours; they do not dance.",
+    },
+    {
+        "_id": "d3",
+        "title": "",
+        "text": "Basalt columns form when thick lava flows cool slowly and crack into hexagonal prisms.",
+    },
+    {
+        "_id": "d4",
+        "title": "Glacier erratics",
+        "text": "Boulders carried by glaciers and left far from their bedrock are called erratics.",
+    },
+    {
+        "_id": "d5",
+        "title": "Sourdough starter",
+        "text": "A sourdough starter is a culture of wild yeast and lactic acid bacteria fed with flour and water.",
+    },
+    {
+        "_id": "d6",
+        "title": "Tidal locking",
+        "text": "The Moon is tidally locked: its rotation period equals its "
+        "orbital period, so one face always points at Earth.",
+    },
+    {
+        "_id": "d7",
+        "title": "Printing press",
+        "text": "Gutenberg's movable type printing press spread books across Europe in the fifteenth century.",
+    },
     {"_id": "d8", "title": "", "text": ""},  # neither title nor text: skipped
+    # distractors that out-score gold on words (judged 0 or not at all), one of them in several paragraphs, so
+    # the rankings are imperfect and a document can return more than one node
+    {
+        "_id": "d10",
+        "title": "Hexagonal basalt columns of the lava coast",
+        "text": "Basalt lava columns: hexagonal basalt, hexagonal columns, columns of cooled lava that crack.",
+    },
+    {
+        "_id": "d11",
+        "title": "What a sourdough starter is made of",
+        "text": "A starter made of flour.\n\n"
+        "Sourdough starter made of rye flour and water.\n\nWhat is a starter made of? Flour, water, sourdough.",
+    },
 ]
 QUERIES = [
     {"_id": "q1", "text": "How do honeybees tell the hive where flowers are?", "metadata": {}},
@@ -48,8 +86,19 @@ QUERIES = [
     {"_id": "q6", "text": "A query with no judgements at all"},  # not in the split: not asked
 ]
 # graded: q1 has a highly relevant (2) and a partly relevant (1) document; a 0 is "judged, not relevant"
-TEST_QRELS = [("q1", "d1", 2), ("q1", "d2", 1), ("q1", "d7", 0), ("q2", "d3", 1), ("q3", "d5", 1),
-              ("q4", "d6", 2), ("q4", "d4", 0), ("q5", "d7", 0), ("q3", "d9", 1)]  # d9: not in the corpus
+# q1's best document by grade is the one fewer of its words match; q4's second gold shares none of its words
+TEST_QRELS = [
+    ("q1", "d1", 1),
+    ("q1", "d2", 2),
+    ("q1", "d7", 0),
+    ("q2", "d3", 1),
+    ("q2", "d10", 0),
+    ("q3", "d5", 1),
+    ("q4", "d6", 2),
+    ("q4", "d4", 1),
+    ("q5", "d7", 0),
+    ("q3", "d9", 1),
+]  # d9: not in corpus
 DEV_QRELS = [("q5", "d7", 1)]
 
 
@@ -72,9 +121,9 @@ def test_loads_the_judged_queries_with_graded_gold(tmp_path):
     assert ds.name == "tinybeir" and ds.matcher == "doc" and ds.rank_unit == "document"
     assert [q.id for q in ds.queries] == ["q1", "q2", "q3", "q4"]  # q5: only a 0; q6: not judged
     q1 = ds.queries[0]
-    assert q1.gold_doc_ids == ["d1", "d2"] and q1.gold_grades == {"d1": 2, "d2": 1}  # the 0 is not gold
+    assert q1.gold_doc_ids == ["d1", "d2"] and q1.gold_grades == {"d1": 1, "d2": 2}  # the 0 is not gold
     assert ds.queries[2].gold_doc_ids == ["d5"]  # d9 is not in the corpus
-    assert sorted(d.id for d in ds.documents) == ["d1", "d2", "d3", "d4", "d5", "d6", "d7"]
+    assert sorted(d.id for d in ds.documents) == ["d1", "d10", "d11", "d2", "d3", "d4", "d5", "d6", "d7"]
     assert ds.document("d1").text.startswith("# Honeybee waggle dance\n\n") and ds.document("d1").meta == {"url": "x"}
     assert ds.document("d3").text.startswith("Basalt")  # no title: the text alone, no empty heading
     notes = " ".join(ds.notes)
@@ -100,7 +149,9 @@ def test_the_registry_tells_beir_from_generic(tmp_path, fixtures):
 
 def test_a_beir_folder_without_its_split_names_the_file_and_the_splits(tmp_path):
     folder = make_beir(tmp_path)
-    with pytest.raises(DatasetError, match=r"qrels/train.tsv: no qrels for split 'train' \(this folder has: dev, test\)"):
+    with pytest.raises(
+        DatasetError, match=r"qrels/train.tsv: no qrels for split 'train' \(this folder has: dev, test\)"
+    ):
         load_beir(folder, qrels="train")
     (folder / "qrels" / "test.tsv").unlink()
     (folder / "qrels" / "dev.tsv").unlink()
@@ -185,10 +236,27 @@ def test_a_beir_dataset_ranks_each_document_once(tmp_path):
 def evaluated(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("beir")
     folder = make_beir(tmp)
-    result = CliRunner().invoke(main, ["eval", "--dataset", str(folder), "--embedder", "none",
-                                       "--atlas-dir", str(tmp / "atlases"), "--resamples", "100",
-                                       "--configs", "bm25_only", "--trec-run", str(tmp / "runs"),
-                                       "--out", str(tmp / "out"), "--json"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "eval",
+            "--dataset",
+            str(folder),
+            "--embedder",
+            "none",
+            "--atlas-dir",
+            str(tmp / "atlases"),
+            "--resamples",
+            "100",
+            "--configs",
+            "bm25_only",
+            "--trec-run",
+            str(tmp / "runs"),
+            "--out",
+            str(tmp / "out"),
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     return tmp, json.loads(result.stdout)
 
@@ -196,10 +264,16 @@ def evaluated(tmp_path_factory):
 def test_ohara_eval_runs_a_beir_folder(evaluated):
     tmp, data = evaluated
     assert data["dataset"] == "tinybeir" and data["n_queries"] == 4 and data["n_unanswerable"] == 0
-    assert data["configs"]["bm25_only"]["hits@10"] == 1.0  # every query names its documents' words
+    bm25 = data["configs"]["bm25_only"]
+    assert bm25["hits@10"] == 1.0  # every query names some of its gold documents' words
+    assert bm25["mrr@10"] < 1.0 and bm25["recall@10"] < 1.0  # ... and the distractors outrank some of them
     assert sorted(p.name for p in (tmp / "runs").iterdir()) == ["bm25_only.run", "full.run", "qrels.txt"]
-    assert read_qrels(tmp / "runs" / "qrels.txt") == {"q1": {"d1": 2, "d2": 1}, "q2": {"d3": 1}, "q3": {"d5": 1},
-                                                      "q4": {"d6": 2}}
+    assert read_qrels(tmp / "runs" / "qrels.txt") == {
+        "q1": {"d1": 1, "d2": 2},
+        "q2": {"d3": 1},
+        "q3": {"d5": 1},
+        "q4": {"d6": 2, "d4": 1},
+    }
     run = read_run(tmp / "runs" / "bm25_only.run")
     assert set(run) == {"q1", "q2", "q3", "q4"}
     for ranked in run.values():

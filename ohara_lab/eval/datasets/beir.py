@@ -15,6 +15,7 @@ A document is ingested as `# title` + its text (just its text when the title is 
 with neither are skipped, and judgements of documents that are not in the corpus are dropped, each
 with a note. `qrels` may also name a qrels file of its own (TREC or BEIR format).
 """
+
 from __future__ import annotations
 
 import json
@@ -135,18 +136,36 @@ def load_beir(data_dir: str | Path, name: str | None = None, qrels: str | Path =
             no_relevant.append(qid)
             continue
         text, meta = texts[qid]
-        queries.append(EvalQuery(id=qid, text=text, type=QUERY_TYPE, gold_doc_ids=list(relevant),
-                                 gold_grades=relevant, meta={**meta, "judged": len(judgements[qid])}))
+        queries.append(
+            EvalQuery(
+                id=qid,
+                text=text,
+                type=QUERY_TYPE,
+                gold_doc_ids=list(relevant),
+                gold_grades=relevant,
+                meta={**meta, "judged": len(judgements[qid])},
+            )
+        )
     if not queries:
         raise DatasetError(judged_file, "no query has a relevant document (relevance > 0) in the corpus")
-    notes = [f"beir: {folder}, judged by {judged_file.name}: {len(queries)} queries; documents ranked once each "
-             "(best node); nDCG gain = qrels relevance"]
+    notes = [
+        f"beir: {folder}, judged by {judged_file.name}: {len(queries)} queries; documents ranked once each "
+        "(best node); nDCG gain = qrels relevance"
+    ]
     if empty:
         notes.append(f"beir: {empty} documents with neither title nor text skipped")
     if dropped_judgements:
         notes.append(f"beir: {dropped_judgements} relevance judgements name documents not in the corpus; dropped")
     if no_relevant:
-        notes.append(f"beir: {len(no_relevant)} judged queries have no relevant document in the corpus; not scored "
-                     f"(e.g. {no_relevant[:3]})")
-    return Dataset(name=name or folder.resolve().name, documents=docs, queries=queries, matcher="doc",
-                   notes=notes, rank_unit="document")
+        notes.append(
+            f"beir: {len(no_relevant)} judged queries have no relevant document in the corpus; not scored "
+            f"(e.g. {no_relevant[:3]})"
+        )
+    return Dataset(
+        name=name or folder.resolve().name,
+        documents=docs,
+        queries=queries,
+        matcher="doc",
+        notes=notes,
+        rank_unit="document",
+    )
