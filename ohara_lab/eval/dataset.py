@@ -153,7 +153,8 @@ class Dataset:
             "name": self.name,
             "matcher": self.matcher,
             "rank_unit": self.rank_unit,
-            "graded_queries": sum(1 for q in self.queries if len(set(q.gold_grades.values())) > 1),
+            # queries whose judgements are graded beyond binary (a gold grade other than 1): nDCG weighs them
+            "graded_queries": sum(1 for q in self.queries if any(g != 1 for g in q.gold_grades.values())),
             "documents": len(self.documents),
             "queries": len(self.queries),
             "unanswerable": sum(1 for q in self.queries if q.is_null),

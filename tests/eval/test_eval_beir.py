@@ -119,6 +119,7 @@ def make_beir(root: Path, name: str = "tinybeir") -> Path:
 def test_loads_the_judged_queries_with_graded_gold(tmp_path):
     ds = load_beir(make_beir(tmp_path))
     assert ds.name == "tinybeir" and ds.matcher == "doc" and ds.rank_unit == "document"
+    assert ds.summary()["graded_queries"] == 2  # q1 (1, 2) and q4 (2, 1)
     assert [q.id for q in ds.queries] == ["q1", "q2", "q3", "q4"]  # q5: only a 0; q6: not judged
     q1 = ds.queries[0]
     assert q1.gold_doc_ids == ["d1", "d2"] and q1.gold_grades == {"d1": 1, "d2": 2}  # the 0 is not gold
@@ -265,6 +266,7 @@ def test_ohara_eval_runs_a_beir_folder(evaluated):
     tmp, data = evaluated
     assert data["dataset"] == "tinybeir" and data["n_queries"] == 4 and data["n_unanswerable"] == 0
     bm25 = data["configs"]["bm25_only"]
+    assert 0.0 < bm25["ndcg@10"] < 1.0  # the contract carries BEIR's headline number
     assert bm25["hits@10"] == 1.0  # every query names some of its gold documents' words
     assert bm25["mrr@10"] < 1.0 and bm25["recall@10"] < 1.0  # ... and the distractors outrank some of them
     assert sorted(p.name for p in (tmp / "runs").iterdir()) == ["bm25_only.run", "full.run", "qrels.txt"]
