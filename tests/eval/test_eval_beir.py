@@ -14,7 +14,7 @@ from ohara_lab.cli import main
 from ohara_lab.errors import UsageError
 from ohara_lab.eval import metrics as m
 from ohara_lab.eval.dataset import DatasetError
-from ohara_lab.eval.datasets.beir import load_beir
+from ohara_lab.eval.datasets.beir import load_beir, write_beir
 from ohara_lab.eval.datasets.registry import load_dataset
 from ohara_lab.eval.evaluate import QueryResult, score_query
 from ohara_lab.eval.matchers import RankedItem
@@ -306,3 +306,24 @@ def test_ranx_scores_the_written_files_as_the_harness_did(evaluated):
             for name in names:
                 ours = rows[qid][name.replace("hit_rate@", "hits@")]
                 assert ours == pytest.approx(float(scores[name][i]), abs=1e-9), (config, qid, name)
+
+
+# ---------------------------------------------------------------------- any dataset as BEIR
+
+
+def test_a_dataset_written_as_beir_reads_back_the_same(tmp_path, fixtures):
+    ds = load_dataset(fixtures / "generic")
+    back = load_beir(write_beir(ds, tmp_path / "as_beir"))
+    answerable = [q for q in ds.queries if not q.is_null]
+    assert [(q.id, q.text, q.gold_doc_ids) for q in back.queries] == [
+        (q.id, q.text, q.gold_doc_ids) for q in answerable
+    ]
+    assert {d.id: d.text for d in back.documents} == {d.id: d.text for d in ds.documents}
+
+
+def test_musique_as_a_beir_folder_keeps_its_queries_and_gold(tmp_path, shared_datasets):
+    ds = load_dataset("musique", shared_datasets)
+    back = load_dataset(write_beir(ds, tmp_path / "musique"))
+    assert back.rank_unit == "document" and len(back.queries) == len(ds.queries) == 100
+    assert all(a.gold_doc_ids == b.gold_doc_ids for a, b in zip(ds.queries, back.queries))
+    assert len(back.documents) == len(ds.documents)

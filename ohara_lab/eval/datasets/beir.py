@@ -169,3 +169,31 @@ def load_beir(data_dir: str | Path, name: str | None = None, qrels: str | Path =
         notes=notes,
         rank_unit="document",
     )
+
+
+def write_beir(dataset: Dataset, directory: str | Path, split: str = DEFAULT_SPLIT) -> Path:
+    """Write `dataset` as a BEIR folder: its documents, every query, and qrels/<split>.tsv for the answerable ones.
+
+    What `load_beir` reads back as the same corpus and gold (grade 1 where the dataset has none), so any
+    dataset here can be handed to BEIR tools; null queries are written unjudged, as BEIR has no abstention.
+    """
+    out = Path(directory)
+    (out / QRELS_DIR).mkdir(parents=True, exist_ok=True)
+    with open(out / CORPUS_FILE, "w", encoding="utf-8") as fh:
+        for d in dataset.documents:
+            heading = f"# {d.title}\n\n"
+            text = d.text[len(heading) :] if d.text.startswith(heading) else d.text
+            row = {"_id": d.id, "title": d.title if d.text.startswith(heading) else "", "text": text}
+            fh.write(json.dumps({**row, "metadata": d.meta}, ensure_ascii=False) + "\n")
+    with open(out / QUERIES_FILE, "w", encoding="utf-8") as fh:
+        for q in dataset.queries:
+            meta = {"question_type": q.type, **({"answer": q.answer} if q.answer else {})}
+            fh.write(json.dumps({"_id": q.id, "text": q.text, "metadata": meta}, ensure_ascii=False) + "\n")
+    lines = [
+        f"{q.id}\t{d}\t{int(q.gold_grades.get(d, 1))}\n"
+        for q in dataset.queries
+        if not q.is_null
+        for d in q.gold_doc_ids
+    ]
+    (out / QRELS_DIR / f"{split}.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(lines), encoding="utf-8")
+    return out
