@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from ohara_lab.cli import main
 from ohara_lab.errors import UsageError
 from ohara_lab.eval import metrics as m
+from ohara_lab.eval.build import corpus_fingerprint
 from ohara_lab.eval.dataset import DatasetError
 from ohara_lab.eval.datasets.beir import load_beir, write_beir
 from ohara_lab.eval.datasets.registry import load_dataset
@@ -319,6 +320,7 @@ def test_a_dataset_written_as_beir_reads_back_the_same(tmp_path, fixtures):
         (q.id, q.text, q.gold_doc_ids) for q in answerable
     ]
     assert {d.id: d.text for d in back.documents} == {d.id: d.text for d in ds.documents}
+    assert corpus_fingerprint(back) == corpus_fingerprint(ds)  # titles, dates and sources too: the same atlas
 
 
 def test_musique_as_a_beir_folder_keeps_its_queries_and_gold(tmp_path, shared_datasets):
@@ -326,4 +328,4 @@ def test_musique_as_a_beir_folder_keeps_its_queries_and_gold(tmp_path, shared_da
     back = load_dataset(write_beir(ds, tmp_path / "musique"))
     assert back.rank_unit == "document" and len(back.queries) == len(ds.queries) == 100
     assert all(a.gold_doc_ids == b.gold_doc_ids for a, b in zip(ds.queries, back.queries))
-    assert len(back.documents) == len(ds.documents)
+    assert corpus_fingerprint(back) == corpus_fingerprint(ds)

@@ -11,7 +11,8 @@ What is scored, as BEIR's own loader and pytrec_eval score it:
   document is left out (with a note), as trec_eval leaves it out of its means;
 * documents are ranked each once, at their best node (`rank_unit="document"`), so the numbers
   are about the same ranking as the TREC run `ohara eval --trec-run` writes.
-A document is ingested as `# title` + its text (just its text when the title is empty); documents
+A document is ingested as `# title` + its text (just its text when the title is empty), dated by a
+`published_at` (YYYY-MM-DD) in its metadata where there is one; documents
 with neither are skipped, and judgements of documents that are not in the corpus are dropped, each
 with a note. `qrels` may also name a qrels file of its own (TREC or BEIR format).
 """
@@ -19,6 +20,7 @@ with a note. `qrels` may also name a qrels file of its own (TREC or BEIR format)
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +56,14 @@ def is_beir_folder(folder: str | Path) -> bool:
     return isinstance(row, dict) and "_id" in row and "id" not in row
 
 
+def _iso_day(value: str) -> bool:
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _string(row: dict[str, Any], key: str) -> str:
     value = row.get(key, "")
     return value if isinstance(value, str) else ""
@@ -72,13 +82,25 @@ def read_corpus(path: Path) -> tuple[list[EvalDocument], int]:
         seen[doc_id] = line
         for key in ("title", "text"):
             expect(row.get(key) is None or isinstance(row[key], str), path, f"field {key!r} must be a string", line)
-        title, text = _string(row, "title").strip(), _string(row, "text").strip()
-        if not title and not text:
+        title, text = _string(row, "title").strip(), _string(row, "text")
+        if not title and not text.strip():
             empty += 1
             continue
-        markdown = f"# {title}\n\n{text}" if title else text
-        meta = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
-        docs.append(EvalDocument(id=doc_id, title=title or doc_id, text=markdown, meta=dict(meta)))
+        markdown = f"# {title}\n\n{text}" if title else text  # the text as given, so write_beir round-trips
+        meta = dict(row["metadata"]) if isinstance(row.get("metadata"), dict) else {}
+        # `published_at` and `source` in metadata (as write_beir puts them) feed the temporal prior and provenance
+        dated = meta.pop("published_at", None)
+        source = meta.pop("source", None)
+        docs.append(
+            EvalDocument(
+                id=doc_id,
+                title=title or doc_id,
+                text=markdown,
+                published_at=dated if isinstance(dated, str) and _iso_day(dated) else None,
+                source=source if isinstance(source, str) else None,
+                meta=meta,
+            )
+        )
     expect(bool(docs), path, "no documents")
     return docs, empty
 
@@ -184,7 +206,8 @@ def write_beir(dataset: Dataset, directory: str | Path, split: str = DEFAULT_SPL
             heading = f"# {d.title}\n\n"
             text = d.text[len(heading) :] if d.text.startswith(heading) else d.text
             row = {"_id": d.id, "title": d.title if d.text.startswith(heading) else "", "text": text}
-            fh.write(json.dumps({**row, "metadata": d.meta}, ensure_ascii=False) + "\n")
+            dated = {k: v for k, v in (("published_at", d.published_at), ("source", d.source)) if v}
+            fh.write(json.dumps({**row, "metadata": {**d.meta, **dated}}, ensure_ascii=False) + "\n")
     with open(out / QUERIES_FILE, "w", encoding="utf-8") as fh:
         for q in dataset.queries:
             meta = {"question_type": q.type, **({"answer": q.answer} if q.answer else {})}
