@@ -21,7 +21,10 @@ from .configs import CONFIGS  # light (no numpy): the help lists the registry's 
 
 @click.command()
 @click.option("--dataset", required=True, help="multihop-rag | qasper | qasper-leval | musique | a directory "
-                                               "holding corpus.jsonl + queries.jsonl")
+                                               "holding corpus.jsonl + queries.jsonl | a BEIR folder "
+                                               "(corpus.jsonl + queries.jsonl + qrels/test.tsv)")
+@click.option("--qrels", help="BEIR folder only: the qrels split to judge by (qrels/<SPLIT>.tsv; default test), or a "
+                              "qrels file of your own (TREC 'qid 0 docid rel' or BEIR tsv)")
 @click.option("--data-dir", type=click.Path(path_type=Path), help="folder with the dataset's files "
               "(default: $OHARA_EVAL_DATA, else ../shared/datasets)")
 @click.option("--configs", help="comma-separated config names (default: all): " + ", ".join(CONFIGS))
@@ -54,13 +57,17 @@ from .configs import CONFIGS  # light (no numpy): the help lists the registry's 
               help="answer each answerable query from each config's top 10 and report the answer metrics "
                    "(short_em, short_f1, answer_contains, answer_words, context_has_answer, support_precision) "
                    "instead of the retrieval matrix; configs default to vector_only,full,tuned")
+@click.option("--trec-run", "trec_run", type=click.Path(path_type=Path, file_okay=False),
+              help="write each config's ranking as a TREC run file (DIR/<config>.run: qid Q0 docid rank score tag, "
+                   "documents once each at their best node) and the judgements as DIR/qrels.txt")
 @click.option("--json", "as_json", is_flag=True, help="print the JSON contract instead of the table")
 @fail_cleanly
-def eval_command(dataset: str, data_dir: Path | None, configs: str | None, limit: int | None,
+def eval_command(dataset: str, qrels: str | None, data_dir: Path | None, configs: str | None, limit: int | None,
                  distractors: int | None, unanswerable: float | None, seed: int, nulls: str | None,
                  atlas_dir: Path | None,
                  embedder: str, rebuild: bool, reference_date: str | None, resamples: int, out: Path | None,
-                 split: str | None, profile: str | None, answers: bool, as_json: bool) -> None:
+                 split: str | None, profile: str | None, answers: bool, trec_run: Path | None,
+                 as_json: bool) -> None:
     """Run the evaluation config matrix on a dataset, with significance against `full` (or, with --answers,
     the answer metrics of each config)."""
     from .configs import get_configs  # noqa: PLC0415
@@ -76,9 +83,16 @@ def eval_command(dataset: str, data_dir: Path | None, configs: str | None, limit
                            unanswerable=unanswerable, seed=seed, nulls=nulls, atlas_dir=atlas_dir,
                            embedder=embedder,
                            reference_date=reference_date, n_resamples=resamples, progress=not as_json,
-                           rebuild=rebuild, profile=profile, split=split)
+                           rebuild=rebuild, profile=profile, split=split,
+                           **({"qrels": qrels} if qrels is not None else {}))
     if out is not None:
         write_outputs(run, out)
+    if trec_run is not None:
+        from .trec import write_trec_runs  # noqa: PLC0415
+
+        written = write_trec_runs(run, trec_run)
+        if not as_json:
+            click.echo(f"wrote {len(written)} TREC files to {trec_run}")
     if as_json:
         click.echo(json.dumps(contract(run), indent=2, ensure_ascii=False))
         return

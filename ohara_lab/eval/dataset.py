@@ -19,6 +19,10 @@ from ..errors import OharaError, UsageError
 
 MatcherKind = Literal["doc", "paragraph"]
 MATCHER_KINDS: tuple[str, ...] = ("doc", "paragraph")
+# What a rank counts: every retrieved item (the original's protocol: a document's second paragraph takes a
+# rank) or each document once, at its best item (MaxP, how BEIR and TREC runs rank documents).
+RankUnit = Literal["item", "document"]
+RANK_UNITS: tuple[str, ...] = ("item", "document")
 
 # Question types the original treats as "null" (spec §5: `question_type ∈ {null_query, null}`).
 NULL_TYPES: frozenset[str] = frozenset({"null_query", "null"})
@@ -66,6 +70,9 @@ class EvalQuery:
     answer: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
     as_of: str | None = None  # YYYY-MM-DD: asked of the corpus as it stood then (`atlas.query(as_of=...)`)
+    # graded relevance of gold documents (BEIR / TREC qrels), the gain nDCG gives them; a gold id without a
+    # grade has gain 1
+    gold_grades: dict[str, int] = field(default_factory=dict)
 
     @property
     def is_null(self) -> bool:
@@ -88,6 +95,7 @@ class Dataset:
     queries: list[EvalQuery]
     matcher: MatcherKind = "doc"
     notes: list[str] = field(default_factory=list)
+    rank_unit: RankUnit = "item"
 
     def __post_init__(self) -> None:
         self.validate()
@@ -98,6 +106,9 @@ class Dataset:
         """Raise `DatasetError` unless ids are unique and every gold id is a document."""
         if self.matcher not in MATCHER_KINDS:
             raise DatasetError(None, f"{self.name}: matcher must be one of {MATCHER_KINDS}, got {self.matcher!r}")
+        if self.rank_unit not in RANK_UNITS or (self.rank_unit == "document" and self.matcher != "doc"):
+            raise DatasetError(None, f"{self.name}: rank_unit must be 'item', or 'document' under the doc matcher; "
+                                     f"got {self.rank_unit!r} with matcher {self.matcher!r}")
         doc_ids = [d.id for d in self.documents]
         dup_docs = [i for i, n in Counter(doc_ids).items() if n > 1]
         if dup_docs:
@@ -110,6 +121,9 @@ class Dataset:
             missing = [g for g in q.gold_doc_ids if g not in known]
             if missing:
                 raise DatasetError(None, f"{self.name}: query {q.id} has gold ids not in the corpus: {missing[:5]}")
+            ungraded = [g for g, rel in q.gold_grades.items() if g not in q.gold_doc_ids or rel <= 0]
+            if ungraded:
+                raise DatasetError(None, f"{self.name}: query {q.id} grades ids that are not gold: {ungraded[:5]}")
             if q.unanswerable and q.gold_doc_ids:
                 # An unanswerable query whose gold is in the corpus would be a fake negative.
                 raise DatasetError(None, f"{self.name}: query {q.id} is unanswerable but has gold documents")
@@ -138,6 +152,9 @@ class Dataset:
         return {
             "name": self.name,
             "matcher": self.matcher,
+            "rank_unit": self.rank_unit,
+            # queries whose judgements are graded beyond binary (a gold grade other than 1): nDCG weighs them
+            "graded_queries": sum(1 for q in self.queries if any(g != 1 for g in q.gold_grades.values())),
             "documents": len(self.documents),
             "queries": len(self.queries),
             "unanswerable": sum(1 for q in self.queries if q.is_null),

@@ -5,12 +5,14 @@ query with `ohara_lab.eval.significance`. Which queries each number averages ove
 follows spec §5:
 
 * hits@k, mrr@10, map@10, principal_hit — every non-null query;
-* recall@k (gold-recall) — non-null queries with gold_count > 0;
+* recall@k (gold-recall), ndcg@10 — non-null queries with gold_count > 0 (nDCG's gains are the
+  graded relevance of BEIR/TREC qrels, 1 for binary gold);
 * null_abstention — null queries only (None on a dataset without any);
 * doc_hit@10 — paragraph-matched queries that name a gold document (QASPER);
 * oracle_hits@k — those of them whose gold paper is in the top 10.
 
-A metric with no query to average over is `None`, never 0.
+A metric with no query to average over is `None`, never 0. A dataset whose `rank_unit` is
+"document" (BEIR) is scored on each document once, at its best item (`matchers.first_per_document`).
 """
 from __future__ import annotations
 
@@ -20,8 +22,8 @@ from typing import Any
 
 from ..errors import UsageError
 from . import metrics as m
-from .dataset import Dataset, EvalQuery, MatcherKind
-from .matchers import RankedItem, hit_ranks, matcher_for
+from .dataset import Dataset, EvalQuery, MatcherKind, RankUnit
+from .matchers import RankedItem, first_per_document, gold_hits, matcher_for
 
 HITS_KS: tuple[int, ...] = (4, 10)
 RECALL_KS: tuple[int, ...] = (2, 5, 10)
@@ -52,12 +54,16 @@ def score_query(
     hits_ks: Sequence[int] = HITS_KS,
     recall_ks: Sequence[int] = RECALL_KS,
     oracle_ks: Sequence[int] = ORACLE_KS,
+    rank_unit: RankUnit = "item",
 ) -> dict[str, Any]:
     """One per-query row; metrics that do not apply to this query are None."""
     matcher = matcher_for(query, matcher_kind)
     ranked = [] if result.error else result.ranked
+    if rank_unit == "document":
+        ranked = first_per_document(ranked)
     principal = [] if result.error else result.principal
-    ranks = hit_ranks(ranked, matcher)
+    hits = gold_hits(ranked, matcher)
+    ranks = [r for r, _ in hits]
     null = query.is_null
     row: dict[str, Any] = {
         "id": query.id,
@@ -77,6 +83,13 @@ def score_query(
     row[f"map@{CUTOFF}"] = None if null else m.average_precision_at_k(ranks, matcher.gold_count, CUTOFF)
     for k in recall_ks:
         row[f"recall@{k}"] = None if null else m.gold_recall_at_k(ranks, matcher.gold_count, k)
+    if matcher_kind == "doc":
+        gains = m.gains_of(query.gold_doc_ids, query.gold_grades)
+        hit_gains = [(r, float(query.gold_grades.get(g, 1))) for r, g in hits]
+    else:  # paragraph gold is binary: every evidence string counts once, as in the recall denominator
+        gains = [1.0] * matcher.gold_count
+        hit_gains = [(r, 1.0) for r in ranks]
+    row[f"ndcg@{CUTOFF}"] = None if null else m.ndcg_at_k(hit_gains, gains, CUTOFF)
     row["principal_hit"] = None if null else m.principal_hit(principal, matcher)
     row["null_abstention"] = m.abstained(principal) if null else None
 
@@ -93,7 +106,7 @@ def score_query(
     return row
 
 
-METRIC_PREFIXES = ("hits@", "mrr@", "map@", "recall@", "doc_hit@", "oracle_hits@")
+METRIC_PREFIXES = ("hits@", "mrr@", "map@", "recall@", "ndcg@", "doc_hit@", "oracle_hits@")
 RATE_KEYS = ("principal_hit", "null_abstention")
 
 
@@ -149,7 +162,8 @@ def evaluate(
             f"results do not match the queries of {dataset.name}: "
             f"{len(missing)} without a result (e.g. {missing[:3]}), {len(extra)} unknown (e.g. {extra[:3]})"
         )
-    rows = [score_query(q, results[q.id], dataset.matcher, hits_ks, recall_ks, oracle_ks) for q in queries]
+    rows = [score_query(q, results[q.id], dataset.matcher, hits_ks, recall_ks, oracle_ks, dataset.rank_unit)
+            for q in queries]
     types = list(dict.fromkeys(r["question_type"] for r in rows))
     by_type = {t: aggregate([r for r in rows if r["question_type"] == t], ndigits) for t in types}
     return EvalReport(rows=rows, aggregate=aggregate(rows, ndigits), by_type=by_type)

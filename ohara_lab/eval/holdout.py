@@ -46,7 +46,7 @@ def make_unanswerable(dataset: Dataset, fraction: float, seed: int) -> Dataset:
             queries.append(q)
             continue
         queries.append(replace(
-            q, type=HELD_OUT_TYPE, unanswerable=True, gold_doc_ids=[], gold_evidence=[],
+            q, type=HELD_OUT_TYPE, unanswerable=True, gold_doc_ids=[], gold_evidence=[], gold_grades={},
             meta={**q.meta, "held_out": True, "original_type": q.type,
                   "removed_gold_doc_ids": list(q.gold_doc_ids)},
         ))
@@ -60,6 +60,7 @@ def make_unanswerable(dataset: Dataset, fraction: float, seed: int) -> Dataset:
         queries=queries,
         matcher=dataset.matcher,
         notes=[*dataset.notes, note],
+        rank_unit=dataset.rank_unit,
     )
 
 
@@ -85,10 +86,11 @@ def without_gold_paragraphs(dataset: Dataset) -> Dataset:
             else:
                 kept.append(block)
         documents.append(replace(doc, text="\n\n".join(kept)))
-    queries = [replace(q, type=HELD_OUT_TYPE, unanswerable=True, gold_doc_ids=[], gold_evidence=[],
+    queries = [replace(q, type=HELD_OUT_TYPE, unanswerable=True, gold_doc_ids=[], gold_evidence=[], gold_grades={},
                        meta={**q.meta, "held_out": True, "original_type": q.type})
                for q in dataset.queries if not q.unanswerable]
     return Dataset(name=f"{dataset.name}+nulls", documents=documents, queries=queries, matcher=dataset.matcher,
+                   rank_unit=dataset.rank_unit,
                    notes=[*dataset.notes, f"without_gold_paragraphs: {removed} gold paragraphs removed; "
                                           f"all {len(queries)} answerable queries are nulls"])
 

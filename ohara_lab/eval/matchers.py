@@ -32,6 +32,7 @@ class RankedItem:
     text: str = ""
     node_id: str = ""  # the atlas node, for readers that need more than its text (its entities)
     title: str = ""  # its document's title, which an answer reader sees above the passage
+    score: float | None = None  # the engine's fused score, written to TREC runs; scoring reads ranks only
 
 
 class Matcher(Protocol):
@@ -97,17 +98,37 @@ def matcher_for(query: EvalQuery, kind: MatcherKind) -> Matcher:
     raise ValueError(f"unknown matcher kind {kind!r}; expected 'doc' or 'paragraph'")
 
 
-def hit_ranks(items: Sequence[RankedItem], matcher: Matcher) -> list[int]:
-    """0-based ranks at which a not-yet-matched gold id is matched (ascending).
+def gold_hits(items: Sequence[RankedItem], matcher: Matcher) -> list[tuple[int, str]]:
+    """(0-based rank, gold id) wherever a not-yet-matched gold id is matched, ascending by rank.
 
     Later items matching an already-found gold id are not hits: a document that
     returns five paragraphs counts once, at its best rank.
     """
     seen: set[str] = set()
-    ranks: list[int] = []
+    hits: list[tuple[int, str]] = []
     for rank, item in enumerate(items):
         gold = matcher(item)
         if gold is not None and gold not in seen:
             seen.add(gold)
-            ranks.append(rank)
-    return ranks
+            hits.append((rank, gold))
+    return hits
+
+
+def hit_ranks(items: Sequence[RankedItem], matcher: Matcher) -> list[int]:
+    """0-based ranks at which a not-yet-matched gold id is matched (ascending); see `gold_hits`."""
+    return [rank for rank, _ in gold_hits(items, matcher)]
+
+
+def first_per_document(items: Sequence[RankedItem]) -> list[RankedItem]:
+    """Each document once, at its best rank (MaxP): the ranking a TREC run and BEIR's numbers are about.
+
+    Items of unknown documents (doc id '') are kept apart from each other: they hold a rank but match nothing.
+    """
+    seen: set[str] = set()
+    out: list[RankedItem] = []
+    for item in items:
+        if item.doc_id and item.doc_id in seen:
+            continue
+        seen.add(item.doc_id)
+        out.append(item)
+    return out

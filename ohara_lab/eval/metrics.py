@@ -5,11 +5,12 @@ the output of `matchers.hit_ranks` (ascending, one entry per gold id found).
 Dataset-level numbers are means of these per-query scores over the queries a metric
 applies to (`ohara_lab.eval.evaluate`).
 
-Relation to ranx (Bassani, ECIR 2022; checked in tests/eval/test_ranx_parity.py) when
+Relation to ranx (Bassani, ECIR 2022; checked in tests/eval/test_eval_ranx_parity.py, tests/eval/test_eval_beir.py) when
 each ranked item is a distinct gold-or-not document:
   * `hit_at_k`           = ranx `hit_rate@k` (ranx `hits@k` is the *count* `len([r < k])`).
   * `reciprocal_rank_at_k` = ranx `mrr@k`.
   * `gold_recall_at_k`   = ranx `recall@k`.
+  * `ndcg_at_k`          = ranx `ndcg@k` = trec_eval `ndcg_cut_k` (linear gain, the BEIR number).
   * `average_precision_at_k` = ranx `map@k` when gold_count ≤ k; ranx divides by the
     number of relevant documents R, the original by min(R, k), so for R > k ours is
     ranx's value times R/k.
@@ -18,7 +19,8 @@ items, whereas a ranx run holds each document once; the numbers then differ.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 
 from .matchers import RankedItem
 
@@ -65,6 +67,28 @@ def gold_recall_at_k(ranks: Sequence[int], gold_count: int, k: int = 10) -> floa
     if gold_count <= 0:
         return None
     return sum(1 for r in ranks if r < k) / gold_count
+
+
+def ndcg_at_k(hits: Sequence[tuple[int, float]], gains: Sequence[float], k: int = 10) -> float | None:
+    """nDCG@k with linear gain (Järvelin & Kekäläinen, TOIS 2002), as trec_eval `ndcg_cut_k` and ranx `ndcg@k`.
+
+    DCG@k = Σ_{(r, g) in hits, r < k} g / log2(r + 2), `hits` the 0-based rank and gain of every
+    matched gold id (`matchers.gold_hits`); IDCG@k is the DCG of `gains` (the gains of all relevant
+    ids of the query) sorted descending; nDCG@k = DCG@k / IDCG@k. A graded qrel's relevance is its
+    gain (relevance 2 counts twice relevance 1; the gain is not 2^rel − 1, which is ranx `ndcg_burges`);
+    binary gold has gain 1 each. None (not applicable) when no gain is positive.
+    """
+    ideal = sorted((g for g in gains if g > 0), reverse=True)[:k]
+    if not ideal:
+        return None
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    dcg = sum(g / math.log2(r + 2) for r, g in hits if r < k and g > 0)
+    return dcg / idcg
+
+
+def gains_of(gold_ids: Sequence[str], grades: Mapping[str, float]) -> list[float]:
+    """The gain of each gold id: its graded relevance where one is known, else 1 (binary gold)."""
+    return [float(grades.get(g, 1)) for g in gold_ids]
 
 
 def principal_hit(principal: Sequence[RankedItem], matcher: Callable[[RankedItem], str | None]) -> float:

@@ -58,7 +58,7 @@ def with_nulls(dataset: Dataset, kind: NullKind, fraction: float, seed: int, dat
     if kind in ("foreign", "both"):
         foreign = foreign_queries(data_dir, foreign_limit)
         out = Dataset(name=f"{out.name}+foreign", documents=out.documents, queries=[*out.queries, *foreign],
-                      matcher=out.matcher,
+                      matcher=out.matcher, rank_unit=out.rank_unit,
                       notes=[*out.notes, f"{len(foreign)} foreign unanswerable queries (MultiHop-RAG, "
                                          f"{len(FOREIGN_EXCLUDED)} excluded by hand)"])
     return out

@@ -5,8 +5,9 @@ The JSON contract (`contract`) is what scripts parse:
      "configs": {NAME: {"hits@4", "hits@10", "mrr@10", "map@10", "recall@10", "recall@2",
                         "recall@5", "principal_hit", "null_abstention", "latency_ms_p50"}}}
 Rates are fractions in [0, 1]; a metric that does not apply (e.g. abstention on a
-dataset without null queries) is null. Extra top-level keys (`significance`,
-`skipped_configs`, `notes`, ...) may be added; the keys above keep their names.
+dataset without null queries) is null; a BEIR dataset's configs also carry "ndcg@10". Extra
+top-level keys (`significance`, `skipped_configs`, `notes`, ...) may be added; the keys above keep
+their names.
 """
 from __future__ import annotations
 
@@ -52,13 +53,19 @@ def comparison_dict(c: Any) -> dict[str, Any] | None:
             "mean_baseline": round(c.mean_b, 4)}
 
 
+def contract_metrics(run: MatrixRun) -> tuple[str, ...]:
+    """CONTRACT_METRICS, plus `ndcg@10` on a dataset ranked by document (BEIR), whose headline number it is."""
+    return ("ndcg@10", *CONTRACT_METRICS) if run.dataset.rank_unit == "document" else CONTRACT_METRICS
+
+
 def contract(run: MatrixRun) -> dict[str, Any]:
     """The `ohara eval --json` object (see the module docstring)."""
     return {
         "dataset": run.dataset.name,
         "n_queries": run.n_queries,
         "n_unanswerable": run.n_unanswerable,
-        "configs": {name: {k: _clean(r.aggregate.get(k)) for k in CONTRACT_METRICS} for name, r in run.runs.items()},
+        "configs": {name: {k: _clean(r.aggregate.get(k)) for k in contract_metrics(run)}
+                    for name, r in run.runs.items()},
         "baseline": run.baseline,
         "significance": {name: {m: comparison_dict(c) for m, c in by_metric.items()}
                          for name, by_metric in run.comparisons.items()},
@@ -178,8 +185,10 @@ def p_cell(c: Any) -> str:
 
 
 def main_table(run: MatrixRun) -> str:
+    """The metrics table; a dataset ranked by document (BEIR) adds nDCG@10, its benchmark's headline number."""
     rows = [{"config": name, **r.aggregate} for name, r in run.runs.items()]
-    return markdown_table(rows, [("config", "config"), *TABLE_COLUMNS])
+    extra = [("ndcg@10", "nDCG@10")] if run.dataset.rank_unit == "document" else []
+    return markdown_table(rows, [("config", "config"), *extra, *TABLE_COLUMNS])
 
 
 def significance_table(run: MatrixRun, metrics: Sequence[str] = ("hits@4", "mrr@10", "recall@5", "principal_hit",

@@ -142,7 +142,7 @@ def to_ranked(result: Any, built: BuiltAtlas, hits: Sequence[Any]) -> list[Ranke
     for f in hits:
         view = result.views.get(f.id)
         out.append(RankedItem(built.dataset_doc_id(f.document_id) or "", view.content if view else "", f.id,
-                              (view.document_title or "") if view else ""))
+                              (view.document_title or "") if view else "", f.score))
     return out
 
 

@@ -38,4 +38,5 @@ def subset(dataset: Dataset, limit: int | None = None, distractors: int | None =
         documents = [d for d in dataset.documents if d.id in gold or d.id in drawn]
         notes.append(f"subset: corpus cut to {len(gold)} gold + {len(drawn)} random distractor documents "
                      f"(seed {seed}) of {len(dataset.documents)}")
-    return Dataset(name=dataset.name, documents=documents, queries=queries, matcher=dataset.matcher, notes=notes)
+    return Dataset(name=dataset.name, documents=documents, queries=queries, matcher=dataset.matcher, notes=notes,
+                   rank_unit=dataset.rank_unit)

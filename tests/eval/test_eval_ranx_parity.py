@@ -2,7 +2,10 @@
 
 Where the definitions agree (each ranked item a distinct document):
     hit_at_k = ranx hit_rate@k; len([r < k]) = ranx hits@k; RR@10 = ranx mrr@10;
-    gold-recall@k = ranx recall@k; AP@10 = ranx map@10 when the query has ≤ 10 gold docs.
+    gold-recall@k = ranx recall@k; AP@10 = ranx map@10 when the query has ≤ 10 gold docs;
+    nDCG@10 (graded gain) = ranx ndcg@10; principal_hit = ranx hit_rate@|P| of the Principal list;
+    doc_hit@10 = ranx hit_rate@10 of the item list's documents (items distinct).
+All to 1e-9 (TOL). null_abstention (is the Principal tier empty) has no counterpart in an IR library.
 Where they differ (documented in ohara_lab/eval/metrics.py):
     AP@10 with R > 10 gold docs: ours divides by min(R, 10), ranx by R;
     repeated documents: our ranks count items, a ranx run holds each document once.
@@ -14,7 +17,7 @@ import numpy as np
 import pytest
 
 from ohara_lab.eval import metrics as m
-from ohara_lab.eval.matchers import DocMatcher, RankedItem, hit_ranks
+from ohara_lab.eval.matchers import DocMatcher, RankedItem, gold_hits, hit_ranks
 
 ranx = pytest.importorskip("ranx")
 # ranx's numba kernels warn about a uint64 -> int64 cast on every call; it is not ours to fix.
@@ -32,6 +35,13 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
     "q07": ([f"g{i}" if i % 2 == 0 else f"n{i}" for i in range(14)], [f"g{i}" for i in range(0, 24, 2)]),
 }
 KS = (1, 3, 5, 10)
+TOL = 1e-9
+# graded relevance for nDCG (ids absent here have grade 1): gains 1..3 on the multi-gold queries
+GRADES: dict[str, dict[str, int]] = {"q02": {"b": 1, "c": 3, "z": 2}, "q04": {"g1": 2, "g3": 3}, "q05": {"g1": 2}}
+
+
+def _grade(qid: str, doc: str) -> int:
+    return GRADES.get(qid, {}).get(doc, 1)
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +51,9 @@ def ranx_scores() -> dict[str, dict[str, float]]:
     names = [f"hit_rate@{k}" for k in KS] + [f"hits@{k}" for k in KS] + [f"recall@{k}" for k in KS]
     names += ["mrr@10", "map@10"]
     scores = ranx.evaluate(qrels, run, names, return_mean=False)
+    graded = ranx.Qrels({q: {d: _grade(q, d) for d in gold} for q, (_, gold) in CASES.items()})
+    scores["ndcg@10"] = ranx.evaluate(graded, run, "ndcg@10", return_mean=False)
+    names.append("ndcg@10")
     order = list(qrels.keys())  # ranx's per-query arrays follow the qrels' query order
     return {q: {name: float(scores[name][i]) for name in names} for i, q in enumerate(order)}
 
@@ -56,10 +69,32 @@ def test_hits_mrr_recall_equal_ranx(qid, ranx_scores):
     ranks, gold_count = _ours(qid)
     r = ranx_scores[qid]
     for k in KS:
-        assert m.hit_at_k(ranks, k) == pytest.approx(r[f"hit_rate@{k}"]), k
-        assert sum(1 for x in ranks if x < k) == pytest.approx(r[f"hits@{k}"]), k
-        assert m.gold_recall_at_k(ranks, gold_count, k) == pytest.approx(r[f"recall@{k}"]), k
-    assert m.reciprocal_rank_at_k(ranks, 10) == pytest.approx(r["mrr@10"])
+        assert m.hit_at_k(ranks, k) == pytest.approx(r[f"hit_rate@{k}"], abs=TOL), k
+        assert sum(1 for x in ranks if x < k) == pytest.approx(r[f"hits@{k}"], abs=TOL), k
+        assert m.gold_recall_at_k(ranks, gold_count, k) == pytest.approx(r[f"recall@{k}"], abs=TOL), k
+    assert m.reciprocal_rank_at_k(ranks, 10) == pytest.approx(r["mrr@10"], abs=TOL)
+
+
+@pytest.mark.parametrize("qid", sorted(CASES))
+def test_graded_ndcg_equals_ranx(qid, ranx_scores):
+    ranked, gold = CASES[qid]
+    hits = [(rank, float(_grade(qid, g))) for rank, g in gold_hits([RankedItem(d) for d in ranked], DocMatcher(gold))]
+    ours = m.ndcg_at_k(hits, [float(_grade(qid, g)) for g in gold], 10)
+    assert ours == pytest.approx(ranx_scores[qid]["ndcg@10"], abs=TOL)
+
+
+@pytest.mark.parametrize("qid", sorted(CASES))
+def test_principal_hit_and_doc_hit_equal_ranx_hit_rate(qid):
+    ranked, gold = CASES[qid]
+    qrels = ranx.Qrels({qid: {d: 1 for d in gold}})
+    for size in (1, 3, 5):
+        principal = ranked[:size]
+        run = ranx.Run({qid: {d: float(len(principal) - i) for i, d in enumerate(principal)}})
+        theirs = float(np.asarray(ranx.evaluate(qrels, run, f"hit_rate@{size}")))
+        assert m.principal_hit([RankedItem(d) for d in principal], DocMatcher(gold)) == pytest.approx(theirs, abs=TOL)
+    run = ranx.Run({qid: {d: float(len(ranked) - i) for i, d in enumerate(ranked)}})
+    theirs = float(np.asarray(ranx.evaluate(qrels, run, "hit_rate@10")))
+    assert m.doc_hit_at_k([RankedItem(d) for d in ranked], gold, 10) == pytest.approx(theirs, abs=TOL)
 
 
 @pytest.mark.parametrize("qid", sorted(CASES))
@@ -68,9 +103,9 @@ def test_map_equals_ranx_up_to_the_min_r_k_denominator(qid, ranx_scores):
     ours = m.average_precision_at_k(ranks, gold_count, 10)
     theirs = ranx_scores[qid]["map@10"]
     if gold_count <= 10:
-        assert ours == pytest.approx(theirs)
+        assert ours == pytest.approx(theirs, abs=TOL)
     else:
-        assert ours == pytest.approx(theirs * gold_count / 10)
+        assert ours == pytest.approx(theirs * gold_count / 10, abs=TOL)
         assert ours > theirs
 
 

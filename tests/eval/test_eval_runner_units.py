@@ -20,6 +20,7 @@ from ohara_lab.eval.subset import subset
 class _Hit:
     id: str
     document_id: str
+    score: float = 1.0  # a fused hit's score, which the TREC run writes
 
 
 @dataclass

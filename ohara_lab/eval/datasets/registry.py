@@ -9,6 +9,7 @@ from typing import Any
 
 from ...errors import UsageError
 from ..dataset import Dataset
+from .beir import is_beir_folder, load_beir
 from .generic import CORPUS_FILE, QUERIES_FILE, load_generic
 from .multihop import load_multihop
 from .musique import load_musique
@@ -54,12 +55,13 @@ def describe() -> str:
     """One line per known dataset plus the generic directory form."""
     rows = [f"  {name:<14} {e.help}; data_dir holds {e.files}" for name, e in DATASETS.items()]
     rows.append(f"  <directory>    your own data: {CORPUS_FILE} + {QUERIES_FILE}")
+    rows.append(f"  <directory>    a BEIR folder: {CORPUS_FILE} + {QUERIES_FILE} + qrels/test.tsv")
     return "\n".join(rows)
 
 
 def load_dataset(name_or_path: str | Path, data_dir: str | Path | None = None, **kw: Any) -> Dataset:
     """Load a named dataset from `data_dir` (its own folder, or a root holding
-    `multihop/`, `qasper/`, `musique/`), or a directory of generic JSONL files.
+    `multihop/`, `qasper/`, `musique/`), or a directory of generic JSONL files, or a BEIR folder.
 
     Extra keyword arguments go to the loader (e.g. `query_set="smoke"` for MultiHop-RAG).
     """
@@ -70,8 +72,13 @@ def load_dataset(name_or_path: str | Path, data_dir: str | Path | None = None, *
             raise UsageError(f"dataset {key!r} needs data_dir: a folder holding {entry.files}")
         return entry.loader(data_dir, **kw)
     if Path(key).is_dir():
+        if is_beir_folder(key):
+            return load_beir(key, **kw)
+        if "qrels" in kw:
+            raise UsageError(f"{key}: qrels are read from a BEIR folder (corpus.jsonl of _id records + qrels/)")
         return load_generic(key, **kw)  # names the missing file if it is not a generic dataset
     known = "; ".join(f"{name} (needs {e.files})" for name, e in DATASETS.items())
     raise UsageError(
-        f"unknown dataset {key!r}; expected one of: {known}; or a directory with {CORPUS_FILE} + {QUERIES_FILE}"
+        f"unknown dataset {key!r}; expected one of: {known}; or a directory with {CORPUS_FILE} + {QUERIES_FILE} "
+        "(+ qrels/test.tsv: BEIR)"
     )
