@@ -52,7 +52,7 @@ class _StubAtlas:
         if text in self.fail:
             raise RuntimeError("boom")
         hits = [_Hit(f"paragraphs/{d}-{i}", f"documents/{d}") for i, d in enumerate(self.rankings[text])]
-        views = {h.id: SimpleNamespace(content=f"text of {h.document_id}") for h in hits}
+        views = {h.id: SimpleNamespace(content=f"text of {h.document_id}", document_title=h.document_id) for h in hits}
         chosen = [h for h in hits if h.document_id.split("/")[1] in self.principal_ids.get(text, [])]
         return _Result(hits[: overrides["result_limit"]], chosen, views)
 
