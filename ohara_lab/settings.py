@@ -267,6 +267,11 @@ class Settings:
 
     # --- advanced modes ------------------------------------------------------
     session_history_limit: int = _opt(3, "conversation turns sent with a query", bounds="[0, 1000]")
+    query_max_chars: int = _opt(200_000, "the CLI, HTTP API and MCP refuse a query longer than this many characters",
+                                bounds="[1, 1000000000]")
+    query_max_words: int = _opt(512, "a longer query is reduced before retrieval: its first this many words, and "
+                                "its keywords capped by IDF (retrieval/query_reduce.py)", bounds="[256, 1000000]")
+    query_max_terms: int = _opt(64, "keywords a reduced long query keeps (highest IDF)", bounds="[1, 10000]")
     cor_max_iter: int = _opt(2, "Chain-of-Retrieval iterations", bounds="[1, 100]")
     cor_score_delta: float = _opt(0.05, "CoR stops when the best score rises by less than this", bounds="[-100, 100]")
     agent_max_iter: int = _opt(4, "agentic tool calls per query", bounds="[1, 100]")
