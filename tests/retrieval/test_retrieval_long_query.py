@@ -39,12 +39,12 @@ def _distinct_words(n: int) -> str:
 
 
 def test_a_query_of_many_distinct_words_runs(atlas):
-    # 12,000 distinct words were 48,000 entity n-grams in one IN (...): "too many SQL variables"
-    text = _distinct_words(12_000) + " Alpha Bank railway Piraeus" * 2
+    # 70,000 distinct words were 280,000 entity n-grams in one IN (...): "too many SQL variables" (limit 250,000)
+    text = _distinct_words(70_000) + " Alpha Bank railway Piraeus" * 2
     result = atlas.query(text)
     assert len(result.query.keywords) <= Settings().query_max_terms
     assert len(result.query.raw.split()) == Settings().query_max_words
-    assert result.query.to_dict()["reduced_from_words"] == 12_008
+    assert result.query.to_dict()["reduced_from_words"] == 70_008
     # the recurring words (the pool is the query's most frequent terms) the atlas knows survive the IDF
     # cap; the unknown ones match nothing and are dropped
     assert set(result.query.keywords) == {"alpha", "bank", "railway", "piraeus"}
