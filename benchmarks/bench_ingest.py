@@ -50,10 +50,12 @@ from pathlib import Path
 from ohara_lab import Atlas
 corpus, atlas_dir, shared, overrides = sys.argv[1], sys.argv[2], Path(sys.argv[3]), json.loads(sys.argv[4])
 how = sys.argv[5] if len(sys.argv) > 5 else "batched"
+limit = int(sys.argv[6]) if len(sys.argv) > 6 else 0
 with Atlas.open(atlas_dir, **overrides) as atlas:
     items = []
     if corpus != "shared/samples":
         rows = json.loads((shared / "datasets/musique/musique_train_100_corpus.json").read_text())
+        rows = rows[:limit] if limit else rows
         if corpus == "musique-small":  # many small documents: one per paragraph
             items = [{"text": r["text"], "title": r["title"], "source_id": f"musique:{i}"} for i, r in enumerate(rows)]
         else:
@@ -90,10 +92,11 @@ def checkout(ref: str, into: Path) -> Path:
     return into
 
 
-def build(src: Path, corpus: str, atlas: Path, shared: Path, overrides: dict, how: str = "batched") -> dict:
+def build(src: Path, corpus: str, atlas: Path, shared: Path, overrides: dict, how: str = "batched",
+          limit: int = 0) -> dict:
     env = {**os.environ, "PYTHONPATH": str(src)}
     out = subprocess.run([sys.executable, "-c", BUILD, corpus, str(atlas), str(shared.resolve()),
-                          json.dumps(overrides), how], capture_output=True, text=True, env=env, cwd=src, check=False)
+                          json.dumps(overrides), how, str(limit)], capture_output=True, text=True, env=env, cwd=src, check=False)
     if out.returncode != 0:
         raise SystemExit(f"build of {corpus} from {src} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -159,6 +162,8 @@ def main() -> None:
                     help="OHARA_NER_PROCESSES for this working tree's builds (the baseline keeps its own)")
     ap.add_argument("--variants", action="store_true",
                     help="measure this tree's VARIANTS (NER cache off/cold/warm, per-doc) against each other")
+    ap.add_argument("--limit", type=int, default=0,
+                    help="with --variants: the first N MuSiQue paragraphs only (a loaded machine)")
     ap.add_argument("--out", type=Path, help="with --variants: write the table as Markdown here")
     args = ap.parse_args()
     overrides = {"embedder": args.embedder, "ner": args.ner, "embed_paragraphs": args.embedder != "none",
@@ -221,7 +226,7 @@ def run_variants(args: argparse.Namespace, overrides: dict) -> None:
                     if warm and cold_atlas is not None:
                         atlas.mkdir()
                         shutil.copy(cold_atlas / "ner_cache.db", atlas / "ner_cache.db")
-                    run = build(src, corpus, atlas, args.shared, {**overrides, **extra}, how)
+                    run = build(src, corpus, atlas, args.shared, {**overrides, **extra}, how, args.limit)
                     if name == "batched, cache cold":
                         cold_atlas = atlas
                     r = row(run)

@@ -63,9 +63,10 @@ class Atlas:
         return self.store.location
 
     def close(self) -> None:
-        extractor = self._ingestor.__dict__.get("extractor") if self._ingestor is not None else None
-        if hasattr(extractor, "close"):
-            extractor.close()  # the NER cache's connection (its WAL folded into ner_cache.db)
+        extractor: Any = self._ingestor.__dict__.get("extractor") if self._ingestor is not None else None
+        close = getattr(extractor, "close", None)
+        if close is not None:
+            close()  # the NER cache's connection (its WAL folded into ner_cache.db)
         self.store.close()
 
     def __enter__(self) -> Atlas:
