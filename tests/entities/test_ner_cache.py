@@ -24,10 +24,24 @@ ITEMS = [TextItem(text, title, f"t:{title}") for title, text in DOCS]
 
 def _entities_and_edges(atlas: Atlas) -> tuple[list, list]:
     con = sqlite3.connect(atlas.store.path)
-    entities = sorted(json.dumps(r, default=str) for r in con.execute("SELECT * FROM entities"))
+    cur = con.execute("SELECT * FROM entities")
+    cols = [c[0] for c in cur.description]
+    entities = sorted(json.dumps(_timeless(dict(zip(cols, r))), sort_keys=True, default=str) for r in cur)
     con.close()
     edges = sorted((e.from_id, e.to_id, e.relation, json.dumps(e.attrs, sort_keys=True)) for e in atlas.store.edges())
     return entities, edges
+
+
+def _timeless(row: dict) -> dict:
+    """An entity row without `first_seen`, the wall-clock time it was first written (JSON columns decoded)."""
+    out = {}
+    for key, value in row.items():
+        if isinstance(value, str) and value.startswith("{"):
+            value = json.loads(value)
+            value.pop("first_seen", None)
+        if key != "first_seen":
+            out[key] = value
+    return out
 
 
 def _count_extract_calls(atlas: Atlas) -> list[int]:
