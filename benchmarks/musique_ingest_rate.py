@@ -16,7 +16,7 @@ sys.path.insert(0, sys.argv[1])
 from ohara_lab import Atlas
 
 atlas_dir, mode = sys.argv[2], (sys.argv[3] if len(sys.argv) > 3 else "titles")
-rows = json.loads(Path(os.environ.get("OHARA_SHARED", "../shared")) / "datasets/musique/musique_train_100_corpus.json".read_text())
+rows = json.loads((Path(os.environ.get("OHARA_SHARED", "../shared")) / "datasets/musique/musique_train_100_corpus.json").read_text())
 if mode == "titles":
     merged = defaultdict(list)
     for row in rows:
