@@ -21,6 +21,7 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -31,7 +32,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 STAGES = ("hash", "parse", "structure", "tag_entities", "time", "embed", "persist", "similarity", "other")
-CORPORA = ("shared/samples", "musique")
+CORPORA = ("shared/samples", "musique", "musique-small")
+# How this working tree builds, each measured in the same run against the first ("batched, NER cache off"):
+# one document at a time instead of batches across documents, and the persistent NER cache empty (cold)
+# or filled by the cold build before (warm: a rebuild after a settings change that does not touch NER).
+VARIANTS = {"batched, cache off": ({"ner_cache_entries": 0}, "batched", False),
+            "per-doc, cache off": ({"ner_cache_entries": 0}, "per-doc", False),
+            "batched, cache cold": ({}, "batched", False),
+            "batched, cache warm": ({}, "batched", True)}
 # Columns that hold a wall-clock time or a checkout path: not part of what an atlas says.
 VOLATILE = ("upload_time", "first_seen", "created_at", "origin_path", "rowid")
 
@@ -41,17 +49,30 @@ from collections import defaultdict
 from pathlib import Path
 from ohara_lab import Atlas
 corpus, atlas_dir, shared, overrides = sys.argv[1], sys.argv[2], Path(sys.argv[3]), json.loads(sys.argv[4])
+how = sys.argv[5] if len(sys.argv) > 5 else "batched"
+limit = int(sys.argv[6]) if len(sys.argv) > 6 else 0
 with Atlas.open(atlas_dir, **overrides) as atlas:
+    items = []
+    if corpus != "shared/samples":
+        rows = json.loads((shared / "datasets/musique/musique_train_100_corpus.json").read_text())
+        rows = rows[:limit] if limit else rows
+        if corpus == "musique-small":  # many small documents: one per paragraph
+            items = [{"text": r["text"], "title": r["title"], "source_id": f"musique:{i}"} for i, r in enumerate(rows)]
+        else:
+            merged = defaultdict(list)
+            for row in rows:
+                merged[row["title"]].append(row["text"])
+            items = [{"text": "\n\n".join(t), "title": k, "source_id": f"musique:{k}"} for k, t in merged.items()]
+    atlas.ingestor.extractor.extract(["Start-up: load the NER model in Paris."])  # start-up is not ingest
     t0 = time.perf_counter()
     if corpus == "shared/samples":
         rep = atlas.ingest([shared / "samples"], progress=False)
+    elif how == "per-doc":
+        from ohara_lab.records import IngestReport
+        rep = IngestReport()
+        rep.outcomes = [atlas.ingest_text(i["text"], title=i["title"], source_id=i["source_id"]) for i in items]
     else:
-        rows = json.loads((shared / "datasets/musique/musique_train_100_corpus.json").read_text())
-        merged = defaultdict(list)
-        for row in rows:
-            merged[row["title"]].append(row["text"])
-        rep = atlas.ingest_texts([{"text": "\n\n".join(t), "title": k, "source_id": f"musique:{k}"}
-                                  for k, t in merged.items()], progress=False)
+        rep = atlas.ingest_texts(items, progress=False)
     seconds = time.perf_counter() - t0
     stats = atlas.stats()
 print(json.dumps({"seconds": seconds, "stats": stats, "timings": [o.timings_s for o in rep.outcomes],
@@ -71,10 +92,11 @@ def checkout(ref: str, into: Path) -> Path:
     return into
 
 
-def build(src: Path, corpus: str, atlas: Path, shared: Path, overrides: dict) -> dict:
+def build(src: Path, corpus: str, atlas: Path, shared: Path, overrides: dict, how: str = "batched",
+          limit: int = 0) -> dict:
     env = {**os.environ, "PYTHONPATH": str(src)}
     out = subprocess.run([sys.executable, "-c", BUILD, corpus, str(atlas), str(shared.resolve()),
-                          json.dumps(overrides)], capture_output=True, text=True, env=env, cwd=src, check=False)
+                          json.dumps(overrides), how, str(limit)], capture_output=True, text=True, env=env, cwd=src, check=False)
     if out.returncode != 0:
         raise SystemExit(f"build of {corpus} from {src} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -138,9 +160,17 @@ def main() -> None:
     ap.add_argument("--ner", default="auto")
     ap.add_argument("--ner-processes", type=int, default=1,
                     help="OHARA_NER_PROCESSES for this working tree's builds (the baseline keeps its own)")
+    ap.add_argument("--variants", action="store_true",
+                    help="measure this tree's VARIANTS (NER cache off/cold/warm, per-doc) against each other")
+    ap.add_argument("--limit", type=int, default=0,
+                    help="with --variants: the first N MuSiQue paragraphs only (a loaded machine)")
+    ap.add_argument("--out", type=Path, help="with --variants: write the table as Markdown here")
     args = ap.parse_args()
     overrides = {"embedder": args.embedder, "ner": args.ner, "embed_paragraphs": args.embedder != "none",
                  "llm": "offline", "reference_date": "2026-11-29"}
+    if args.variants:
+        run_variants(args, overrides)
+        return
     results: dict[tuple[str, str], list[dict]] = defaultdict(list)
     same: dict[str, bool] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -176,6 +206,59 @@ def main() -> None:
               f" {', '.join(str(r['paragraphs_per_s']) for r in runs)} | {split} |")
     for corpus, ok in same.items():
         print(f"{corpus}: atlas {'identical to' if ok else 'DIFFERENT from'} the baseline's, table by table")
+
+
+def run_variants(args: argparse.Namespace, overrides: dict) -> None:
+    """Each corpus: the VARIANTS of this tree (and the baseline ref's default), alternating, `--repeats` times."""
+    load_before = os.getloadavg()
+    results: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    lines: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        base_src = checkout(args.baseline, Path(tmp) / "baseline") if args.baseline else None
+        for corpus in args.corpora.split(","):
+            digests: dict[str, dict[str, str]] = {}
+            for rep in range(args.repeats):
+                cold_atlas: Path | None = None
+                runs = [(f"baseline {args.baseline}", base_src, {}, "batched", False)] if base_src else []
+                runs += [(name, REPO, extra, how, warm) for name, (extra, how, warm) in VARIANTS.items()]
+                for name, src, extra, how, warm in runs:
+                    atlas = Path(tmp) / f"{len(digests)}-{corpus.replace('/', '_')}-{rep}-{name.replace(' ', '')}"
+                    if warm and cold_atlas is not None:
+                        atlas.mkdir()
+                        shutil.copy(cold_atlas / "ner_cache.db", atlas / "ner_cache.db")
+                    run = build(src, corpus, atlas, args.shared, {**overrides, **extra}, how, args.limit)
+                    if name == "batched, cache cold":
+                        cold_atlas = atlas
+                    r = row(run)
+                    results[(corpus, name)].append(r)
+                    print(json.dumps({"corpus": corpus, "code": name, "run": rep + 1, **r}), flush=True)
+                    if rep == 0:
+                        digests[name] = atlas_digest(atlas)
+            ref = digests.get("batched, cache off", {})
+            for name, d in digests.items():
+                diff = [t for t in d if d[t] != ref.get(t) and t != "meta"]
+                lines.append(f"- {corpus}, {name}: atlas {'identical to' if not diff else 'DIFFERENT from'} "
+                             f"\"batched, cache off\" table by table{'' if not diff else ' (' + ', '.join(diff) + ')'}")
+    load_after = os.getloadavg()
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, check=False).stdout.strip()
+    table = ["| corpus | build | paragraphs | best s | paragraphs/s | × batched, cache off | runs (paragraphs/s) |",
+             "|---|---|---:|---:|---:|---:|---|"]
+    for (corpus, name), runs in results.items():
+        best = max(runs, key=lambda r: r["paragraphs_per_s"])
+        base = max(r["paragraphs_per_s"] for r in results[(corpus, "batched, cache off")])
+        table.append(f"| {corpus} | {name} | {best['paragraphs']} | {best['seconds']} | {best['paragraphs_per_s']} | "
+                     f"{best['paragraphs_per_s'] / base:.2f} | {', '.join(str(r['paragraphs_per_s']) for r in runs)} |")
+    text = "\n".join(["# Ingest: NER batching and the NER cache, in ratios", "", "```bash",
+                      "python benchmarks/bench_ingest.py " + " ".join(sys.argv[1:]), "```", "",
+                      f"Commit `{commit}` (plus the working tree), load average before "
+                      f"{', '.join(f'{x:.2f}' for x in load_before)}, after {', '.join(f'{x:.2f}' for x in load_after)}"
+                      " (2 cores, shared). Start-up (model loading) is not counted; best of the runs.", "",
+                      *table, "", *lines, ""])
+    print(text)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text)
 
 
 if __name__ == "__main__":

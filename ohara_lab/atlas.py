@@ -63,6 +63,10 @@ class Atlas:
         return self.store.location
 
     def close(self) -> None:
+        extractor: Any = self._ingestor.__dict__.get("extractor") if self._ingestor is not None else None
+        close = getattr(extractor, "close", None)
+        if close is not None:
+            close()  # the NER cache's connection (its WAL folded into ner_cache.db)
         self.store.close()
 
     def __enter__(self) -> Atlas:
@@ -235,6 +239,13 @@ class Atlas:
         if usage:
             out["llm_usage"] = usage
         out["entity_noise"] = self._entity_noise()
+        directory = getattr(self.store, "directory", None)
+        if directory is not None:
+            from .entities.ner_cache import cache_stats  # noqa: PLC0415
+
+            ner_cache = cache_stats(directory)
+            if ner_cache is not None:
+                out["ner_cache"] = ner_cache
         return out
 
     def _entity_noise(self) -> dict[str, int]:

@@ -309,6 +309,20 @@ def _weights(pairs: tuple[str, ...]) -> dict[str, float]:
     return out
 
 
+def _query_text(text: str, what: str) -> str:
+    """The query itself, or stdin for `-` (an argument is capped near 128 KiB by the OS), within OHARA_QUERY_MAX_CHARS."""
+    from .errors import UsageError  # noqa: PLC0415
+    from .retrieval.query_reduce import check_query_size  # noqa: PLC0415
+    from .settings import Settings  # noqa: PLC0415
+
+    if text == "-":
+        text = sys.stdin.read()
+    if not text.strip():
+        raise UsageError(f"{what} is empty")
+    check_query_size(text, Settings.from_env())
+    return text
+
+
 @main.command()
 @click.argument("text")
 @click.option("--atlas", help=ATLAS_HELP)
@@ -326,8 +340,10 @@ def _weights(pairs: tuple[str, ...]) -> dict[str, float]:
 def query(text: str, atlas: str | None, show_tiers: bool, verbose: bool, as_json: bool, limit: int | None,
           weights: tuple[str, ...], embedder: str | None, cor: bool, agent: bool, as_of: str | None,
           profile: str | None) -> None:
-    """Retrieve with every phase and show why each result was found."""
+    """Retrieve with every phase and show why each result was found (TEXT `-` reads it from stdin)."""
     from .render import render_results, render_tiers  # noqa: PLC0415
+
+    text = _query_text(text, "query")
 
     overrides: dict[str, Any] = {**({"profile": profile} if profile else {}), **_weights(weights)}
     if limit is not None:
@@ -355,8 +371,10 @@ def query(text: str, atlas: str | None, show_tiers: bool, verbose: bool, as_json
 @click.option("--json", "as_json", is_flag=True, help="print the answer, citations and retrieval as JSON")
 @fail_cleanly
 def answer(question: str, atlas: str | None, cor: bool, agent: bool, as_json: bool) -> None:
-    """Answer from the Principal tier with [n] citations, or say the evidence is insufficient."""
+    """Answer from the Principal tier with [n] citations, or say the evidence is insufficient (`-`: stdin)."""
     from .render import shorten  # noqa: PLC0415
+
+    question = _query_text(question, "question")
 
     mode = "agent" if agent else "cor" if cor else "standard"
     with _open(atlas, read_only=True) as a:

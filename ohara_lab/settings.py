@@ -151,6 +151,8 @@ class Settings:
     max_pdf_pages: int = _opt(10000, "refuse PDFs with more pages than this", bounds="[1, 100000000]")
     ner_max_chars: int = _opt(10000, "entity extraction reads longer paragraphs in pieces of at most this many characters", bounds="[1, 100000000]")
     ner_processes: int = _opt(1, "worker processes for spaCy NER at ingest (same entities; pays only on idle cores)", bounds="[1, 256]")
+    ner_cache_entries: int = _opt(200_000, "paragraph texts whose mentions <atlas>/ner_cache.db keeps, so re-ingest "
+                                  "skips NER (least recently used dropped; 0 = no cache)", bounds="[0, 100000000]")
 
     # --- LLM -----------------------------------------------------------------
     llm: str = _opt("auto", "LLM provider: auto (gemini when GEMINI_API_KEY is set) | gemini | offline")
@@ -273,6 +275,11 @@ class Settings:
 
     # --- advanced modes ------------------------------------------------------
     session_history_limit: int = _opt(3, "conversation turns sent with a query", bounds="[0, 1000]")
+    query_max_chars: int = _opt(200_000, "the CLI, HTTP API and MCP refuse a query longer than this many characters",
+                                bounds="[1, 1000000000]")
+    query_max_words: int = _opt(512, "a longer query is reduced before retrieval: its first this many words, and "
+                                "its keywords capped by IDF (retrieval/query_reduce.py)", bounds="[256, 1000000]")
+    query_max_terms: int = _opt(64, "keywords a reduced long query keeps (highest IDF)", bounds="[1, 10000]")
     cor_max_iter: int = _opt(2, "Chain-of-Retrieval iterations", bounds="[1, 100]")
     cor_score_delta: float = _opt(0.05, "CoR stops when the best score rises by less than this", bounds="[-100, 100]")
     agent_max_iter: int = _opt(4, "agentic tool calls per query", bounds="[1, 100]")

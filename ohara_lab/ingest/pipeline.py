@@ -68,7 +68,12 @@ class Ingestor:
     @cached_property
     def extractor(self) -> Any:
         from ..entities.extract import get_extractor  # noqa: PLC0415
-        return get_extractor(self.settings.ner, self.settings.ner_max_chars, self.settings.ner_processes)
+        from ..entities.ner_cache import cached_extractor  # noqa: PLC0415
+
+        s = self.settings
+        # The cache lives in the atlas directory; a database URL has none, so it extracts every time.
+        return cached_extractor(get_extractor(s.ner, s.ner_max_chars, s.ner_processes),
+                                getattr(self.store, "directory", None), s.ner_cache_entries, s.ner_max_chars)
 
     @cached_property
     def embedder(self) -> Any:

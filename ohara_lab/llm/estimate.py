@@ -261,7 +261,7 @@ class _LinkView:
 
 def estimate_ingest(store: Any, settings: Settings, paths: Iterable[str | Path], *, force: bool = False) -> IngestEstimate:
     """Per file and in total: the requests, tokens, prices and cache hits a real LLM ingest of `paths` would have."""
-    quiet = settings.override(embed_paragraphs=False)
+    quiet = settings.override(embed_paragraphs=False, ner_cache_entries=0)  # a dry run writes no cache
     twin = Ingestor(store, quiet)
     counter = RequestCounter(settings, twin.extractor, twin.ontology)
     twin.structurer, twin.structurer_name = EstimatingStructurer(counter), "estimate"

@@ -68,7 +68,7 @@ from .phases.structural import structural
 from .phases.sumo import sumo
 from .phases.toc import toc_guidance
 from .phases.vector import vector
-from .query import parse_query
+from .query_reduce import reduced_query
 from .result import AsOf, NodeView, RetrievalResult
 from .state import QueryState
 from .temporal import apply_prior, as_of_documents, prior_applies, reference_day
@@ -221,7 +221,7 @@ class Engine:
     def start(self, text: str, session_history: list[dict[str, str]] | None, settings: Settings,
               exclude_documents: Collection[str] = ()) -> QueryState:
         """Phase 0: parse the query and take its fingerprint (offline, then the `fingerprint` extensions)."""
-        state = QueryState(parse_query(text), settings)
+        state = QueryState(reduced_query(text, self.store, settings), settings)
         state.excluded = frozenset(exclude_documents)
         state.clock = Timer(state.timings, scale=1000)  # `with clock(step):` adds milliseconds
         with state.clock("phase0"):

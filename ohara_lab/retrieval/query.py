@@ -54,6 +54,7 @@ class ProcessedQuery:
     sumo_hints: list[str] = field(default_factory=list)
     entity_hints: list[dict[str, str]] = field(default_factory=list)  # [{slug, type, name}]
     fingerprint_source: str = "offline"
+    reduced_from_words: int = 0  # words of the query before `query_reduce` shortened it (0: not reduced)
 
     @property
     def hint_slugs(self) -> list[str]:
@@ -67,7 +68,8 @@ class ProcessedQuery:
         return {"raw": self.raw, "keywords": self.keywords, "input_type": self.input_type, "mode": self.mode,
                 "temporal_intent": self.temporal_intent, "date_range": self.date_range,
                 "sumo_hints": self.sumo_hints, "entity_hints": self.entity_hints,
-                "fingerprint_source": self.fingerprint_source}
+                "fingerprint_source": self.fingerprint_source,
+                **({"reduced_from_words": self.reduced_from_words} if self.reduced_from_words else {})}
 
 
 def input_type(keywords: list[str]) -> str:

@@ -21,6 +21,7 @@ from ..atlas import Atlas
 from ..errors import NotFoundError, UsageError
 from ..ids import COLLECTIONS
 from ..render import shorten
+from ..retrieval.query_reduce import check_query_size
 from ..settings import Settings, weight_field
 
 # Ids are content hashes and slugs: letters, digits, '-' and '_'. Nothing else is ever
@@ -99,6 +100,7 @@ class AtlasService:
             raise UsageError(f"{what} is empty")
         if len(text) > self.settings.api_max_text_chars:
             raise UsageError(f"{what} is longer than {self.settings.api_max_text_chars} characters")
+        check_query_size(text, self.settings)
         problem = text_problem(text)
         if problem:
             raise UsageError(f"{what} {problem}")
