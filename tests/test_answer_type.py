@@ -1,6 +1,8 @@
 """Expected answer types and typed spans, on questions and sentences worked out by hand."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ohara_lab.answer_type import NUMBER, cue_clause, expected_types, in_question, typed_spans
@@ -92,3 +94,18 @@ def test_types_filter_and_in_question():
     assert [(s.text, s.start, s.end) for s in spans] == [("Ashfield", 25, 33)]
     assert in_question("the Journal", "Who published the Journal?") and not in_question("Hall", "Who published it?")
     assert not in_question("", "anything")
+
+
+def test_whole_word_matches_agree_with_the_lookaround_pattern_they_replace():
+    import random
+
+    from ohara_lab.answer_type import _whole_word_matches
+
+    rng = random.Random(1)
+    alphabet = "ab_ .,é1("
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        name = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 4))).strip()
+        if name:
+            expected = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text)]
+            assert list(_whole_word_matches(text, name)) == expected, (text, name)

@@ -107,9 +107,9 @@ class SqliteSearchMixin:
         return out
 
     def corpus_stats(self) -> dict[str, float]:
-        """Document-frequency figures the BM25 parity test and benchmarks read."""
-        n = self._q("SELECT COUNT(*) FROM fts")[0][0]
-        return {"fts_rows": n}
+        """Document-frequency figures the BM25 parity test, benchmarks and IDF coverage read (cached per graph
+        version: counting the index was 2.7 ms of every query's answerability)."""
+        return {"fts_rows": self._fts_figures()["fts_rows"]}
 
     def _fts_figures(self) -> dict[str, Any]:
         """FTS row count and token document frequencies, counted once per graph version (every write that
@@ -117,7 +117,7 @@ class SqliteSearchMixin:
         version = self.graph_version()
         cached = self.__dict__.get("_fts_cache")
         if cached is None or cached["version"] != version:
-            cached = {"version": version, "fts_rows": self.corpus_stats()["fts_rows"], "df": {}}
+            cached = {"version": version, "fts_rows": self._q("SELECT COUNT(*) FROM fts")[0][0], "df": {}}
             self.__dict__["_fts_cache"] = cached
         return cached
 
