@@ -84,18 +84,24 @@ class Atlas:
         return self._ingestor
 
     def ingest(self, paths: str | Path | Iterable[str | Path], *, force: bool = False, progress: bool = True,
-               on_outcome: Any = None, follow_links: bool = False) -> IngestReport:
+               on_outcome: Any = None, follow_links: bool = False,
+               roots: Iterable[str | Path] = ()) -> IngestReport:
         """Ingest files, directories (recursively) and http(s) URLs; returns one outcome per file or URL.
 
         Links inside a directory that point outside it are skipped unless `follow_links`.
+        `roots`: folders every file read must lie in, checked on the file opened, and hard links refused
+        (what `ohara mcp --allow-ingest --ingest-root DIR` ingests with).
         """
         if isinstance(paths, (str, Path)):
             paths = [paths]
         items = list(paths)
         urls = [p for p in items if is_web_url(p)]  # type: ignore[arg-type]
         files = [p for p in items if not is_web_url(p)]  # type: ignore[arg-type]
-        report = self.ingestor.ingest(files, force=force, progress=progress, on_outcome=on_outcome,
-                                      follow_links=follow_links) if files or not urls else IngestReport()
+        confined = [Path(r).resolve() for r in roots]
+        report = IngestReport()
+        if files or not urls:
+            report = self.ingestor.ingest(files, force=force, progress=progress, on_outcome=on_outcome,
+                                          follow_links=follow_links, roots=confined)
         if urls:
             fetch, web_ingest = load_web("fetch"), load_web("ingest")
             with fetch.Fetcher(self.settings) as fetcher:
