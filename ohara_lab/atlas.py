@@ -28,7 +28,8 @@ def open_store(location: str, settings: Settings, *, read_only: bool = False) ->
     from .store.sqlite import SqliteStore  # noqa: PLC0415
 
     return SqliteStore(location, evergreen_threshold=settings.similar_to_evergreen_threshold, read_only=read_only,
-                       busy_timeout_s=settings.busy_timeout_s, ann_threshold=settings.ann_threshold,
+                       busy_timeout_s=settings.busy_timeout_s, max_mb=settings.atlas_max_mb,
+                       ann_threshold=settings.ann_threshold,
                        ann_ef=settings.ann_ef)
 
 

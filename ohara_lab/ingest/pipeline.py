@@ -22,7 +22,7 @@ from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import IngestError
+from ..errors import DiskFullError, IngestError
 from ..ids import sha256_bytes, sha256_text
 from ..parse import parse_read
 from ..parse.source import read_checked
@@ -33,7 +33,7 @@ from ..timing import Timer
 from .annotate import annotate
 from .document import document_record
 from .embedding import embed_graph
-from .outcome import guarded, skipped, written
+from .outcome import guarded, skipped, stopped_by_full_disk, written
 from .plan import Plan, plan_write
 from .prepare import Prepared, Structurer, offline_structurer, prepare
 from .resources import Resources
@@ -97,8 +97,11 @@ class Ingestor:
             _report(report, o, on_outcome)
         from tqdm.auto import tqdm  # noqa: PLC0415
 
-        for src in tqdm(sources, desc="ingest", unit="file", disable=not progress or len(sources) < 2):
-            _report(report, self.ingest_source(src, force=force), on_outcome)
+        try:
+            for src in tqdm(sources, desc="ingest", unit="file", disable=not progress or len(sources) < 2):
+                _report(report, self.ingest_source(src, force=force), on_outcome)
+        except DiskFullError as e:
+            raise stopped_by_full_disk(e, report) from None
         return report
 
     def ingest_file(self, path: str | Path, *, force: bool = False) -> FileOutcome:
@@ -178,12 +181,18 @@ class Ingestor:
         items = list(items)
         report = IngestReport()
         bar = tqdm(total=len(items), desc="ingest", unit="doc", disable=not progress)
-        for start in range(0, len(items), batch_size):
-            batch = items[start:start + batch_size]
-            for o in self._ingest_batch(batch, force, primed_resources(self, self.settings)):
+        try:
+            for start in range(0, len(items), batch_size):
+                batch = items[start:start + batch_size]
+                for o in self._ingest_batch(batch, force, primed_resources(self, self.settings)):
+                    _report(report, o, on_outcome)
+                bar.update(len(batch))
+        except DiskFullError as e:
+            for o in e.report if isinstance(e.report, list) else []:  # the batch's outcomes before the full disk
                 _report(report, o, on_outcome)
-            bar.update(len(batch))
-        bar.close()
+            raise stopped_by_full_disk(e, report) from None
+        finally:
+            bar.close()
         return report
 
     def _ingest_batch(self, batch: list[TextItem], force: bool, res: PrimedResources) -> list[FileOutcome]:
@@ -198,8 +207,11 @@ class Ingestor:
             else:
                 staged[i] = got
         res.prime([s.prepared.structure for s in staged.values()])
-        for i, s in staged.items():
-            outcomes[i] = guarded(s.item.source_id, s.timer, partial(self._finish_text, s, res))
+        try:
+            for i, s in staged.items():
+                outcomes[i] = guarded(s.item.source_id, s.timer, partial(self._finish_text, s, res))
+        except DiskFullError as e:
+            raise DiskFullError(str(e), [outcomes[i] for i in range(len(batch)) if i in outcomes], e.detail) from None
         return [outcomes[i] for i in range(len(batch))]
 
     def _stage_text(self, item: TextItem, force: bool, timer: Timer) -> FileOutcome | _Staged:

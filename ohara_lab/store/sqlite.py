@@ -11,6 +11,7 @@ readers see the last commit and take no lock a writer waits for).
 """
 from __future__ import annotations
 
+import errno
 import json
 import re
 import sqlite3
@@ -26,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..embed.index import VectorSearch
-from ..errors import StoreError
+from ..errors import DiskFullError, StoreError
 from ..ids import split_id
 from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, Problem, utc_now
 from . import common
@@ -71,12 +72,14 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
     """Graph store in a single SQLite file (`<directory>/atlas.db`)."""
 
     def __init__(self, directory: str | Path, *, evergreen_threshold: int = 5, read_only: bool = False,
-                 busy_timeout_s: float = BUSY_TIMEOUT_S, ann_threshold: int = 0, ann_ef: int = 0):
+                 busy_timeout_s: float = BUSY_TIMEOUT_S, max_mb: float = 0, ann_threshold: int = 0,
+                 ann_ef: int = 0):
         self.directory = Path(directory)
         self.location = str(self.directory)
         self.evergreen_threshold = evergreen_threshold
         self.read_only = read_only
         self.busy_timeout_s = busy_timeout_s
+        self.max_mb = max_mb  # OHARA_ATLAS_MAX_MB: SQLite's max_page_count on the writer
         self.path = self.directory / "atlas.db"
         self._vec_cache: dict[str, tuple[int, list[str], np.ndarray]] = {}
         self._models_cache: tuple[int, dict[str, int]] | None = None
@@ -98,6 +101,9 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         with self._sql_errors():
             self._shared.execute("PRAGMA journal_mode=WAL")
             self._shared.execute("PRAGMA synchronous=NORMAL")
+            if self.max_mb:
+                page = self._shared.execute("PRAGMA page_size").fetchone()[0]
+                self._shared.execute(f"PRAGMA max_page_count={max(1, int(self.max_mb * (1 << 20) // page))}")
         self._init_schema()
 
     # ------------------------------------------------------------------ plumbing
@@ -142,6 +148,9 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         except sqlite3.IntegrityError:
             raise
         except (sqlite3.DatabaseError, OSError) as e:
+            if getattr(e, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or getattr(e, "errno", None) == errno.ENOSPC:
+                cap = f"OHARA_ATLAS_MAX_MB={self.max_mb:g} reached" if self.max_mb else "SQLITE_FULL"
+                raise DiskFullError(f"atlas {self.location}: the disk is full ({cap})") from None
             detail = str(e) or type(e).__name__
             if "locked" in detail or "busy" in detail:
                 detail += f" (another process held it for more than {self.busy_timeout_s:g} s)"
