@@ -59,6 +59,7 @@ def test_the_first_full_disk_write_stops_the_ingest(tmp_path, samples_atlas_dir)
         assert _edges(atlas) == _edges(ref)
 
 
+@pytest.mark.slow
 def test_ohara_ingest_says_it_in_one_line(tmp_path):
     """The same through the command, the cap from OHARA_ATLAS_MAX_MB: exit 1, one error line, no file failed."""
     src = tmp_path / "src"
