@@ -28,7 +28,8 @@ def open_store(location: str, settings: Settings, *, read_only: bool = False) ->
     from .store.sqlite import SqliteStore  # noqa: PLC0415
 
     return SqliteStore(location, evergreen_threshold=settings.similar_to_evergreen_threshold, read_only=read_only,
-                       busy_timeout_s=settings.busy_timeout_s, ann_threshold=settings.ann_threshold,
+                       busy_timeout_s=settings.busy_timeout_s, max_mb=settings.atlas_max_mb,
+                       ann_threshold=settings.ann_threshold,
                        ann_ef=settings.ann_ef)
 
 
@@ -88,21 +89,26 @@ class Atlas:
         return self._ingestor
 
     def ingest(self, paths: str | Path | Iterable[str | Path], *, force: bool = False, progress: bool = True,
-               on_outcome: Any = None, follow_links: bool = False) -> IngestReport:
+               on_outcome: Any = None, follow_links: bool = False,
+               roots: Iterable[str | Path] = ()) -> IngestReport:
         """Ingest files, directories (recursively) and http(s) URLs; returns one outcome per file or URL.
 
         Other `scheme:` strings that name no existing path (file:, data:, ...) are refused as URLs.
 
         Links inside a directory that point outside it are skipped unless `follow_links`.
+        `roots`: folders every file read must lie in, checked on the file opened, and hard links refused
+        (what `ohara mcp --allow-ingest --ingest-root DIR` ingests with).
         """
         if isinstance(paths, (str, Path)):
             paths = [paths]
         items = list(paths)
         urls = [p for p in items if names_a_url(p)]
         files = [p for p in items if not names_a_url(p)]
+        confined = [Path(r).resolve() for r in roots]
         try:
             report = self.ingestor.ingest(files, force=force, progress=progress, on_outcome=on_outcome,
-                                          follow_links=follow_links) if files or not urls else IngestReport()
+                                          follow_links=follow_links, roots=confined) if files or not urls \
+                else IngestReport()
         except IngestInterrupted as e:
             raise IngestInterrupted(e.done, e.total + len(urls)) from None
         if urls:

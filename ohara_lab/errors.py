@@ -92,6 +92,17 @@ class StoreError(OharaError):
     """The graph store refused an operation or is unreachable."""
 
 
+class DiskFullError(StoreError):
+    """A write found the disk (or the atlas's size cap) full; that write was rolled back, earlier ones stand.
+
+    `report`: what an ingest stopped by it had done (set by the ingest loop)."""
+
+    def __init__(self, message: str, report: object = None, detail: str = ""):
+        self.report = report
+        self.detail = detail or message  # what the store said: which atlas, full disk or size cap
+        super().__init__(message)
+
+
 class EmbeddingError(OharaError):
     """Vectors are missing, or were made by another model than the one asked for."""
 

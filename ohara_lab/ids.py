@@ -22,6 +22,11 @@ def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
+def sha256_bytes(data: bytes) -> str:
+    """Hex SHA-256 of bytes already read (ingest hashes what it parses, from one read)."""
+    return hashlib.sha256(data).hexdigest()
+
+
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

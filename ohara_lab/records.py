@@ -401,3 +401,6 @@ class EntityChange:
     routes: list[tuple[str, str, str | None]] = field(default_factory=list)  # (node_id | '', from_slug, to_slug)
     links_remove: list[Edge] = field(default_factory=list)  # cross-document links a re-ingest wrote under the step
     links_restore: list[Edge] = field(default_factory=list)  # and the ones it replaced
+    # Atlas-level edges of the step's entities (SYNONYM_OF ...), written last, between nodes that exist:
+    # the store removes an entity nobody mentions with its edges, so an undo brings them back.
+    entity_edges: list[Edge] = field(default_factory=list)

@@ -98,6 +98,8 @@ class Settings:
     arango_url: str | None = _opt(None, "ArangoDB URL used when no atlas location is given", env="ARANGO_URL")
     llm_cache_dir: str | None = _opt(None, "LLM reply cache directory (default: <atlas>/llm_cache)")
     max_file_mb: float = _opt(256.0, "refuse input files larger than this many MiB", bounds="(0, 1048576]")
+    atlas_max_mb: float = _opt(0.0, "largest the atlas database may grow, MiB (0 = as far as the disk allows); "
+                                    "reaching it stops a write as a full disk does", bounds="[0, 1048576]")
     busy_timeout_s: float = _opt(60.0, "seconds a writer waits for another writer's lock before failing", bounds="[0, 86400]")
     # --- vectors at scale ---------------------------------------------------
     ann_threshold: int = _opt(100_000, "vectors of one model from which k-NN uses an HNSW graph kept beside the "

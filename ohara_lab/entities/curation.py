@@ -34,6 +34,9 @@ from .rules import is_opaque
 
 # Types whose names are legitimately made of digits and punctuation.
 NUMERIC_TYPES = ("DATE", "AMOUNT")
+# Edges of an entity the store re-derives from the nodes' entity lists; every other edge touching an
+# entity (SYNONYM_OF from `ohara embed`, links added by hand) is recorded by a step, so undo restores it.
+DERIVED_RELATIONS = ("MENTIONS", "RELATED_TO")
 
 
 # ---------------------------------------------------------------------------- reading
@@ -52,9 +55,22 @@ def _routes(store: Any, *, without: int | None = None) -> common.Routes:
     return {(node, src): (dst, op) for op, node, src, dst in store.entity_routes() if op != without}
 
 
+def _entity_edges(store: Any, slugs: Iterable[str]) -> list[Edge]:
+    """The edges touching these entities that the store does not re-derive, in a stable order."""
+    ids = sorted({"entities/" + s for s in slugs})
+    if not ids:
+        return []
+    found = {(e.from_id, e.to_id, e.relation): e for e in [*store.edges(from_ids=ids), *store.edges(to_ids=ids)]
+             if e.relation not in DERIVED_RELATIONS}
+    return [found[k] for k in sorted(found)]
+
+
 def _op(kind: str, actor: str, reason: str, target: str | None, sources: list[str],
-        entities: Iterable[Entity], nodes: Iterable[NodeEntities], **extra: Any) -> EntityOp:
+        entities: Iterable[Entity], nodes: Iterable[NodeEntities], store: Any = None, **extra: Any) -> EntityOp:
+    entities = list(entities)
     before = {"entities": [e.to_dict() for e in entities], "nodes": [n.to_dict() for n in nodes], **extra}
+    if store is not None:
+        before["edges"] = [e.to_dict() for e in _entity_edges(store, [e.slug for e in entities])]
     return EntityOp(op=kind, actor=actor, reason=reason, target=target, sources=sources, before=before, ts=utc_now())
 
 
@@ -96,7 +112,7 @@ def merge(store: Any, sources: Iterable[str], target: str, *, actor: str = "user
     added = [a for a in survivor.aliases if a not in found[target].aliases]
     nodes = store.entity_nodes(slugs=sources)
     mapping: dict[str, str | None] = dict.fromkeys(sources, target)
-    op = _op(kind, actor, reason, target, sources, found.values(), nodes, aliases_added=added)
+    op = _op(kind, actor, reason, target, sources, found.values(), nodes, store, aliases_added=added)
     return _apply(store, op, [survivor], [_relabel(n, mapping, survivor.type) for n in nodes],
                   [("", s, target) for s in sources])
 
@@ -120,7 +136,7 @@ def split(store: Any, slug: str, new_name: str, *, nodes: Iterable[str] = (), do
     new = existing.get(new_slug) or Entity(id=make_id("entities", new_slug), slug=new_slug, name=new_name,
                                            norm_key=norm_key(new_name), type=kind or source.type,
                                            first_seen=utc_now())
-    op = _op("split", actor, reason, new_slug, [slug], [source, *existing.values()], chosen)
+    op = _op("split", actor, reason, new_slug, [slug], [source, *existing.values()], chosen, store)
     return _apply(store, op, [new], [_relabel(n, {slug: new_slug}, new.type) for n in chosen],
                   [(n.node_id, slug, new_slug) for n in chosen])
 
@@ -134,11 +150,11 @@ def rename(store: Any, slug: str, new_name: str, *, actor: str = "user", reason:
     renamed = replace(old, name=new_name, slug=new_slug, id=make_id("entities", new_slug), norm_key=norm_key(new_name),
                       aliases=[a for a in dict.fromkeys([*old.aliases, old.name]) if a != new_name])
     if new_slug == slug:
-        return _apply(store, _op("rename", actor, reason, slug, [slug], [old], []), [renamed], [], [])
+        return _apply(store, _op("rename", actor, reason, slug, [slug], [old], [], store), [renamed], [], [])
     if store.get_entities([new_slug]):
         raise CurationError(f"an entity {new_slug!r} already exists: merge {slug!r} into it instead")
     nodes = store.entity_nodes(slugs=[slug])
-    op = _op("rename", actor, reason, new_slug, [slug], [old], nodes)
+    op = _op("rename", actor, reason, new_slug, [slug], [old], nodes, store)
     return _apply(store, op, [renamed], [_relabel(n, {slug: new_slug}) for n in nodes], [("", slug, new_slug)])
 
 
@@ -170,7 +186,7 @@ def clean(store: Any, *, slugs: Iterable[str] | None = None, actor: str = "user"
     nodes = store.entity_nodes(slugs=removed)
     mapping: dict[str, str | None] = dict.fromkeys(removed)
     why = {s: noise_reason(found[s]) or "named" for s in removed}
-    op = _op("clean", actor, reason, None, removed, found.values(), nodes, reasons=why)
+    op = _op("clean", actor, reason, None, removed, found.values(), nodes, store, reasons=why)
     return _apply(store, op, [], [_relabel(n, mapping) for n in nodes], [("", s, None) for s in removed])
 
 
@@ -228,8 +244,9 @@ def undo(store: Any, op_id: int | None = None, *, actor: str = "user") -> Entity
     entities, remap = _restored_entities(store, op, {s: t for n in lists for s, t in zip(n.slugs, n.types)})
     lists = [_relabel(n, dict(remap)) for n in lists] if remap else lists
     remove, restore = _links_before(store.routed_links(op.id))
+    edges = [Edge(**e) for e in op.before.get("edges", [])]  # steps logged before issue 28.7 recorded none
     store.apply_entity_change(EntityChange(undo=op.id, actor=actor, entities=entities, nodes=lists,
-                                           links_remove=remove, links_restore=restore))
+                                           links_remove=remove, links_restore=restore, entity_edges=edges))
     return replace(op, undone_at=utc_now(), undone_by=actor)
 
 

@@ -12,8 +12,8 @@ import logging
 from collections.abc import Callable
 from typing import TypeVar
 
-from ..errors import IngestError, OharaError
-from ..records import DocumentGraph, FileOutcome
+from ..errors import DiskFullError, IngestError, OharaError
+from ..records import DocumentGraph, FileOutcome, IngestReport
 from ..store.protocol import DuplicateDocument
 from ..timing import Timer
 from .plan import Plan
@@ -30,6 +30,8 @@ def guarded(source: str, timer: Timer, work: Callable[[], T]) -> T | FileOutcome
     """`work()`'s outcome, or the outcome its exception maps to."""
     try:
         return work()
+    except DiskFullError:
+        raise  # not this document's fault: the whole run stops (`stopped_by_full_disk`)
     except DuplicateDocument as e:
         return FileOutcome(source, "skipped", e.document_id, CONCURRENT)
     except OharaError as e:
@@ -39,6 +41,16 @@ def guarded(source: str, timer: Timer, work: Callable[[], T]) -> T | FileOutcome
         log.debug("ingest of %s failed", source, exc_info=True)  # one line below; the traceback only in debug logs
         return FileOutcome(source, "failed", None, f"internal error: {type(e).__name__}: {e}",
                            timings_s=timer.totals)
+
+
+def stopped_by_full_disk(e: DiskFullError, report: IngestReport) -> DiskFullError:
+    """The one line an ingest stops with at its first full-disk write (issue 28.8), carrying the report so far.
+
+    Every document is written in one transaction, so the one that hit the full disk was
+    rolled back and those before it stand; the next run skips them and resumes."""
+    done = sum(o.status in ("ingested", "completed", "replaced") for o in report.outcomes)
+    return DiskFullError(f"disk full after {done} documents; the atlas is consistent; free space and run again to "
+                         f"resume ({e.detail})", report, e.detail)
 
 
 def skipped(source: str, plan: Plan) -> FileOutcome:

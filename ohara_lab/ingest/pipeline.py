@@ -15,16 +15,17 @@ duplicated.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import IngestError, IngestInterrupted
-from ..ids import sha256_file, sha256_text
-from ..parse import parse_file
+from ..errors import DiskFullError, IngestError, IngestInterrupted
+from ..ids import sha256_bytes, sha256_text
+from ..parse import parse_read
+from ..parse.source import read_checked
 from ..records import DocumentGraph, FileOutcome, IngestReport, ParsedDocument
 from ..settings import Settings
 from ..store.protocol import GraphStore
@@ -32,11 +33,11 @@ from ..timing import Timer
 from .annotate import annotate
 from .document import document_record
 from .embedding import embed_graph
-from .outcome import guarded, skipped, written
+from .outcome import guarded, skipped, stopped_by_full_disk, written
 from .plan import Plan, plan_write
 from .prepare import Prepared, Structurer, offline_structurer, prepare
 from .resources import Resources
-from .sources import TextItem, expand_paths
+from .sources import Source, TextItem, expand_paths, expand_sources
 from .temporal import extract_temporal
 from .titles import document_title, outline_toc, toc_ref_edges
 from .write import write_graph
@@ -59,6 +60,9 @@ class Ingestor:
     before_write: Callable[[DocumentGraph], None] | None = None  # e.g. LLM paragraph questions (ANSWERS_SAME)
     budget: Any = None  # the run's `LLMBudget`, when OHARA_LLM_BUDGET_USD caps it
     extra_meta: dict[str, Any] = field(default_factory=dict)
+    # Test seam (issue 28.1): runs between a file's path check and its open, where a test swaps the file
+    # for a link; nothing in ohara-lab sets it.
+    after_check: Callable[[Path], None] | None = None
 
     @cached_property
     def ontology(self) -> Any:
@@ -89,37 +93,48 @@ class Ingestor:
 
     # ------------------------------------------------------------------ entry points
     def ingest(self, paths: Iterable[str | Path], *, force: bool = False, progress: bool = True,
-               on_outcome: Callable[[FileOutcome], None] | None = None, follow_links: bool = False) -> IngestReport:
+               on_outcome: Callable[[FileOutcome], None] | None = None, follow_links: bool = False,
+               roots: Sequence[Path] = ()) -> IngestReport:
+        """Ingest files and folders; `roots`: every file opened must lie under one of these folders."""
         report = IngestReport()
-        files, problems = expand_paths(paths, follow_links=follow_links)
+        sources, problems = expand_sources(paths, follow_links=follow_links, roots=roots)
         for o in problems:
             _report(report, o, on_outcome)
         from tqdm.auto import tqdm  # noqa: PLC0415
 
         try:
-            for path in tqdm(files, desc="ingest", unit="file", disable=not progress or len(files) < 2):
-                _report(report, self.ingest_file(path, force=force), on_outcome)
+            for src in tqdm(sources, desc="ingest", unit="file", disable=not progress or len(sources) < 2):
+                _report(report, self.ingest_source(src, force=force), on_outcome)
+        except DiskFullError as e:
+            raise stopped_by_full_disk(e, report) from None
         except KeyboardInterrupt:
             # A document is written in one transaction, so the one in progress left nothing behind; a rerun
             # skips the finished ones (unchanged hash) and goes on.
-            raise IngestInterrupted(len(report.outcomes), len(problems) + len(files)) from None
+            raise IngestInterrupted(len(report.outcomes), len(problems) + len(sources)) from None
         return report
 
     def ingest_file(self, path: str | Path, *, force: bool = False) -> FileOutcome:
-        path, timer = Path(path), Timer()
+        return self.ingest_source(Source(Path(path)), force=force)
+
+    def ingest_source(self, src: Source, *, force: bool = False) -> FileOutcome:
+        """One file, read once through a checked descriptor (`parse.source.read_checked`): hashed and
+        parsed from the same bytes, so what is checked is what is stored."""
+        path, timer = src.path, Timer()
 
         def work() -> FileOutcome:
             with timer.stage("hash"):
                 if not path.exists():
                     raise IngestError(path, "no such file")
-                file_hash = sha256_file(path) if path.is_file() else ""
-            origin = str(path.resolve())
+                read = read_checked(path, self.settings.max_file_mb, root=src.root, single_name=src.single_name,
+                                    after_check=self.after_check)
+                file_hash = sha256_bytes(read.data)
+            origin = read.real_path
             plan = self.plan(file_hash, origin, force)
             if plan.status == "skipped":
                 return skipped(str(path), plan)
             with timer.stage("parse"):
-                parsed = parse_file(path, self.settings)
-            graph = self.build_graph(parsed, file_hash, origin, path.stat().st_size, timer)
+                parsed = parse_read(path, read.data, self.settings)
+            graph = self.build_graph(parsed, file_hash, origin, read.size, timer)
             self._write(graph, plan.replaces, timer)
             return written(str(path), plan, graph, timer)
 
@@ -175,12 +190,18 @@ class Ingestor:
         items = list(items)
         report = IngestReport()
         bar = tqdm(total=len(items), desc="ingest", unit="doc", disable=not progress)
-        for start in range(0, len(items), batch_size):
-            batch = items[start:start + batch_size]
-            for o in self._ingest_batch(batch, force, primed_resources(self, self.settings)):
+        try:
+            for start in range(0, len(items), batch_size):
+                batch = items[start:start + batch_size]
+                for o in self._ingest_batch(batch, force, primed_resources(self, self.settings)):
+                    _report(report, o, on_outcome)
+                bar.update(len(batch))
+        except DiskFullError as e:
+            for o in e.report if isinstance(e.report, list) else []:  # the batch's outcomes before the full disk
                 _report(report, o, on_outcome)
-            bar.update(len(batch))
-        bar.close()
+            raise stopped_by_full_disk(e, report) from None
+        finally:
+            bar.close()
         return report
 
     def _ingest_batch(self, batch: list[TextItem], force: bool, res: PrimedResources) -> list[FileOutcome]:
@@ -195,8 +216,11 @@ class Ingestor:
             else:
                 staged[i] = got
         res.prime([s.prepared.structure for s in staged.values()])
-        for i, s in staged.items():
-            outcomes[i] = guarded(s.item.source_id, s.timer, partial(self._finish_text, s, res))
+        try:
+            for i, s in staged.items():
+                outcomes[i] = guarded(s.item.source_id, s.timer, partial(self._finish_text, s, res))
+        except DiskFullError as e:
+            raise DiskFullError(str(e), [outcomes[i] for i in range(len(batch)) if i in outcomes], e.detail) from None
         return [outcomes[i] for i in range(len(batch))]
 
     def _stage_text(self, item: TextItem, force: bool, timer: Timer) -> FileOutcome | _Staged:

@@ -17,7 +17,7 @@ from ..settings import Settings
 from . import markup, sniff, source
 from .registry import FORMATS, SUPPORTED_EXTENSIONS, Format, format_for, unsupported_reason
 
-__all__ = ["parse_file", "parse_bytes", "is_supported", "SUPPORTED_EXTENSIONS", "FORMATS", "Format"]
+__all__ = ["parse_file", "parse_read", "parse_bytes", "is_supported", "SUPPORTED_EXTENSIONS", "FORMATS", "Format"]
 
 
 def is_supported(path: str | Path) -> bool:
@@ -34,6 +34,15 @@ def parse_file(path: str | Path, settings: Settings | None = None) -> ParsedDocu
     if fmt is None:
         raise ParseError(path, unsupported_reason(path))
     return parse_bytes(path, source.read_bytes(path, settings.max_file_mb), fmt, settings)
+
+
+def parse_read(path: str | Path, data: bytes, settings: Settings | None = None) -> ParsedDocument:
+    """`parse_file` for bytes already read from `path` (through `source.read_checked`, by ingest)."""
+    path = Path(path)
+    fmt = format_for(path)
+    if fmt is None:
+        raise ParseError(path, unsupported_reason(path))
+    return parse_bytes(path, data, fmt, settings or Settings())
 
 
 def parse_bytes(path: str | Path, data: bytes, fmt: Format, settings: Settings | None = None) -> ParsedDocument:

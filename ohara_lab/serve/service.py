@@ -176,17 +176,21 @@ class AtlasService:
     def ingest(self, path: str, *, force: bool = False) -> dict[str, Any]:
         """Ingest a file or folder that lies inside one of the ingest roots (after resolving links and '..')."""
         target = self.inside_roots(path)
-        with self._write_lock:
-            report = self._writable().ingest([target], force=force, progress=False)
+        with self._write_lock:  # every file is checked again when opened: a swap after this check is refused
+            report = self._writable().ingest([target], force=force, progress=False, roots=self.ingest_roots)
         return {"outcomes": [o.to_dict() for o in report.outcomes], "counts": report.counts(), "ok": report.ok}
 
     def inside_roots(self, path: str) -> Path:
         if not self.ingest_roots:
             raise UsageError("ingest is off: start the server with --allow-ingest --ingest-root DIR")
+        _check_path_text(path)
         raw = Path(path).expanduser()
         candidates = [raw] if raw.is_absolute() else [root / raw for root in self.ingest_roots]
         for candidate in candidates:
-            resolved = candidate.resolve()
+            try:
+                resolved = candidate.resolve()
+            except (OSError, RuntimeError) as e:  # a link loop, a name the system refuses
+                raise UsageError(f"path {path[:80]!r}: {getattr(e, 'strerror', None) or e}") from None
             if any(resolved.is_relative_to(root) for root in self.ingest_roots):
                 if not resolved.exists():
                     raise NotFoundError(f"file or folder {path!r} under the ingest roots")
@@ -245,6 +249,25 @@ def _neighbour(row: dict[str, Any], node_id: str, hops: int, relation: str | Non
     return {"id": node_id, "type": row.get("node_type") or row.get("collection", ""),
             "title": row.get("title") or "", "snippet": shorten(text, SNIPPET_CHARS), "hops": hops,
             "relation": relation}
+
+
+# Linux's limits (PATH_MAX, NAME_MAX): a longer path fails deep in the system with a generic error.
+PATH_MAX_BYTES = 4096
+NAME_MAX_BYTES = 255
+
+
+def _check_path_text(path: str) -> None:
+    """One line naming what is wrong with a path a caller sent: a NUL, a lone surrogate, too long."""
+    problem = text_problem(path)
+    if problem:
+        raise UsageError(f"path {path[:80]!r} {problem}")
+    size = len(path.encode("utf-8"))
+    if size > PATH_MAX_BYTES:
+        raise UsageError(f"path {path[:40]!r}... is {size} bytes long, more than the {PATH_MAX_BYTES} a path may be")
+    longest = max(Path(path).parts, key=lambda part: len(part.encode("utf-8")), default="")
+    if len(longest.encode("utf-8")) > NAME_MAX_BYTES:
+        raise UsageError(f"path {path[:40]!r}...: the name {longest[:40]!r}... is {len(longest.encode('utf-8'))} "
+                         f"bytes long, more than the {NAME_MAX_BYTES} a file name may be")
 
 
 def _existing_dir(path: str | Path) -> Path:

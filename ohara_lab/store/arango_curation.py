@@ -122,17 +122,20 @@ class CurationSteps(CurationQueries):
         self.db, self.steps = db, steps
 
     def apply(self, change: EntityChange) -> int:
+        places = self._places(change.undo) if change.undo is not None else {}
         op_id = self._log(change)
         keys = dict(rows(self.db, "FOR e IN entities FILTER e._key IN @slugs RETURN [e._key, e.norm_key]",
                          {"slugs": sorted({src for _, src, _ in change.routes})})) if change.routes else {}
         for ent in change.entities:
-            self._put_entity(ent)
+            self._put_entity(ent, places.get(ent.slug))
         touched = {e.slug for e in change.entities}
         touched |= self._set_nodes(change.nodes)
         self.recount_documents({n.document_id for n in change.nodes})
         self.steps.refresh_entities(touched)
         if change.links_remove or change.links_restore:
             self._swap_links(change.links_remove, change.links_restore)
+        if change.entity_edges:
+            self._restore_edges(change.entity_edges)
         routes = [{"_key": route_key(node, src), "op_id": op_id, "node_id": node, "from_slug": src,
                    "from_key": keys.get(src) or src, "to_slug": dst} for node, src, dst in change.routes]
         if routes:
@@ -155,6 +158,10 @@ class CurationSteps(CurationQueries):
         op_id = int(last) + 1
         doc = {**op.to_dict(), "_key": str(op_id), "op_id": op_id, "ts": op.ts or utc_now()}
         doc.pop("id", None)
+        # Where each entity sits in insertion order (see SqliteStore), so an undo puts it back in its place.
+        slugs = [e["slug"] for e in op.before.get("entities", [])]
+        doc["before"] = {**op.before, "seqs": dict(rows(
+            self.db, "FOR e IN entities FILTER e._key IN @slugs RETURN [e._key, e.seq]", {"slugs": slugs}))}
         rows(self.db, "INSERT @doc INTO entity_merges", {"doc": doc})
         return op_id
 
@@ -168,13 +175,25 @@ class CurationSteps(CurationQueries):
         self.steps.insert_edges([e for e in restore if e.from_id in present and e.to_id in present], None)
         self.steps.refresh_indegree({i for e in [*remove, *restore] for i in (e.from_id, e.to_id)})
 
-    def _put_entity(self, ent: Entity) -> None:
+    def _restore_edges(self, edges: list[Edge]) -> None:
+        """Upsert atlas-level edges whose two ends exist (an entity the undo did not bring back keeps none)."""
+        ends = sorted({i for e in edges for i in (e.from_id, e.to_id)})
+        present = set(rows(self.db, "FOR i IN @ids FILTER DOCUMENT(i) != null RETURN i", {"ids": ends}))
+        self.steps.insert_edges([e for e in edges if e.from_id in present and e.to_id in present], None)
+        self.steps.refresh_indegree(set(ends))
+
+    def _places(self, op_id: int) -> dict[str, int]:
+        """The seqs a step's entities had when it was applied (none for steps logged before they were kept)."""
+        found = rows(self.db, "FOR o IN entity_merges FILTER o._key == @key RETURN o.before.seqs", {"key": str(op_id)})
+        return dict(found[0] or {}) if found else {}
+
+    def _put_entity(self, ent: Entity, seq: int | None = None) -> None:
         data = {**ent.to_dict(), "_key": ent.slug}
         rows(self.db, """
             UPSERT {_key: @key}
             INSERT MERGE(@data, {seq: @seq})
             UPDATE UNSET(@data, "mention_count", "document_ids")
-            IN entities OPTIONS {mergeObjects: false}""", {"key": ent.slug, "data": data, "seq": next_seq()})
+            IN entities OPTIONS {mergeObjects: false}""", {"key": ent.slug, "data": data, "seq": seq or next_seq()})
         rows(self.db, "FOR n IN entity_names FILTER n.slug == @slug REMOVE n IN entity_names", {"slug": ent.slug})
         names = [{"_key": hashed_key(k, ent.slug), "norm_key": k, "slug": ent.slug} for k in common.name_keys(ent)]
         if names:
@@ -282,7 +301,9 @@ class ArangoCurationMixin(CurationQueries):
     def entity_ops(self) -> list[EntityOp]:
         """The `entity_merges` log, oldest first (undone steps included, marked by `undone_at`)."""
         found = rows(self.db, "FOR o IN entity_merges SORT o.op_id RETURN o")
-        return [common.from_dict(EntityOp, {**record(o), "id": o["op_id"]}) for o in found]
+        return [common.from_dict(EntityOp, {**record(o), "id": o["op_id"],
+                                            "before": {k: v for k, v in (o.get("before") or {}).items() if k != "seqs"}})
+                for o in found]
 
     def entity_routes(self) -> list[tuple[int, str, str, str | None]]:
         """Active routes as (op id, node id or '', from slug, to slug or None)."""

@@ -11,7 +11,9 @@ readers see the last commit and take no lock a writer waits for).
 """
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
 import shutil
 import sqlite3
@@ -27,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..embed.index import VectorSearch
-from ..errors import StoreError
+from ..errors import DiskFullError, StoreError
 from ..ids import split_id
 from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, Problem, utc_now
 from . import common
@@ -68,17 +70,45 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+
+def _folder_writable(directory: Path) -> bool:
+    """May this process create files in `directory` (False on a read-only mount, even for root)?"""
+    try:
+        if os.statvfs(directory).f_flag & os.ST_RDONLY:
+            return False
+    except OSError:
+        return False
+    return os.access(directory, os.W_OK | os.X_OK)
+
+
+def _unwritable(directory: Path, path: Path) -> str | None:
+    """Why an existing atlas cannot be written here (None when it can, or when there is no atlas yet)."""
+    if not path.is_file():
+        return None  # a new atlas: making it says why it cannot be made
+    if not _folder_writable(directory):
+        ro = os.statvfs(directory).f_flag & os.ST_RDONLY if directory.exists() else 0
+        return f"{directory} is on a read-only file system" if ro else f"{directory} is not writable"
+    if not os.access(path, os.W_OK):
+        return f"{path} is not writable"
+    return None
+
 class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
     """Graph store in a single SQLite file (`<directory>/atlas.db`)."""
 
     def __init__(self, directory: str | Path, *, evergreen_threshold: int = 5, read_only: bool = False,
-                 busy_timeout_s: float = BUSY_TIMEOUT_S, ann_threshold: int = 0, ann_ef: int = 0):
+                 busy_timeout_s: float = BUSY_TIMEOUT_S, max_mb: float = 0, ann_threshold: int = 0,
+                 ann_ef: int = 0):
         self.directory = Path(directory)
         self.location = str(self.directory)
         self.evergreen_threshold = evergreen_threshold
-        self.read_only = read_only
-        self.busy_timeout_s = busy_timeout_s
         self.path = self.directory / "atlas.db"
+        # An atlas on a read-only mount (or in a folder or file this user may not write) is opened for
+        # reading: queries work, writes fail with this reason (issue 28.9).
+        self.read_only_reason = "opened read-only" if read_only else _unwritable(self.directory, self.path)
+        self.read_only = read_only or self.read_only_reason is not None
+        read_only = self.read_only
+        self.busy_timeout_s = busy_timeout_s
+        self.max_mb = max_mb  # OHARA_ATLAS_MAX_MB: SQLite's max_page_count on the writer
         self._vec_cache: dict[str, tuple[int, list[str], np.ndarray]] = {}
         self._models_cache: tuple[int, dict[str, int]] | None = None
         self._vectors = VectorSearch(self.directory / "ann", ann_threshold, ann_ef, writable=not read_only)
@@ -103,6 +133,9 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         with self._sql_errors():
             self._shared.execute("PRAGMA journal_mode=WAL")
             self._shared.execute("PRAGMA synchronous=NORMAL")
+            if self.max_mb:
+                page = self._shared.execute("PRAGMA page_size").fetchone()[0]
+                self._shared.execute(f"PRAGMA max_page_count={max(1, int(self.max_mb * (1 << 20) // page))}")
         self._init_schema()
 
     # ------------------------------------------------------------------ plumbing
@@ -117,7 +150,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         return conn
 
     def _connect(self) -> sqlite3.Connection:
-        target, uri = (self.path.resolve().as_uri() + "?mode=ro", True) if self.read_only else (str(self.path), False)
+        target, uri = (self._read_only_uri(), True) if self.read_only else (str(self.path), False)
         with self._sql_errors():
             conn = sqlite3.connect(target, uri=uri, timeout=self.busy_timeout_s, isolation_level=None,
                                    check_same_thread=False, factory=_Connection)
@@ -127,6 +160,22 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
                 self._stand_in_for_missing_tables(conn)
         self._opened.add(conn)
         return conn
+
+    def _read_only_uri(self) -> str:
+        """`mode=ro`, or `immutable=1` where SQLite cannot make the WAL index (-shm) a WAL reader needs.
+
+        In a folder nobody may write, a reader cannot create `atlas.db-shm`; SQLite then opens the
+        file only as immutable (no locks, no WAL). That is exact when no WAL holds writes not yet in
+        atlas.db (a writer that closed cleanly folded them in and removed it); otherwise immutable
+        would silently miss them, so that case is refused by name."""
+        base = self.path.resolve().as_uri()
+        if _folder_writable(self.directory) or Path(str(self.path) + "-shm").exists():
+            return base + "?mode=ro"
+        wal = Path(str(self.path) + "-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise StoreError(f"atlas {self.location}: {wal.name} holds writes not yet in atlas.db and the folder is "
+                             "read-only: open the atlas once where it is writable (ohara check) to fold them in")
+        return base + "?mode=ro&immutable=1"
 
     def _stand_in_for_missing_tables(self, conn: sqlite3.Connection) -> None:
         """An atlas made before a table was added to the schema holds none of its rows: read-only, an empty
@@ -147,6 +196,9 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         except sqlite3.IntegrityError:
             raise
         except (sqlite3.DatabaseError, OSError) as e:
+            if getattr(e, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or getattr(e, "errno", None) == errno.ENOSPC:
+                cap = f"OHARA_ATLAS_MAX_MB={self.max_mb:g} reached" if self.max_mb else "SQLITE_FULL"
+                raise DiskFullError(f"atlas {self.location}: the disk is full ({cap})") from None
             detail = str(e) or type(e).__name__
             if "locked" in detail or "busy" in detail:
                 detail += f" (another process held it for more than {self.busy_timeout_s:g} s)"
@@ -168,7 +220,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction; the write lock is taken up front so readers never upgrade."""
         if self.read_only:
-            raise StoreError(f"atlas {self.location} is open read-only")
+            raise StoreError(f"atlas {self.location} is read-only ({self.read_only_reason}): this command writes to it")
         with self._lock, self._sql_errors():
             self.conn.execute("BEGIN IMMEDIATE")
             try:

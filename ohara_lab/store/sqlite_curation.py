@@ -51,6 +51,9 @@ class SqliteCurationMixin:
     def get_meta(self, key: str, default: Any = None) -> Any:  # provided by SqliteStore
         raise NotImplementedError
 
+    def get_nodes(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:  # provided by SqliteStore
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ versions
     def _bump_graph(self) -> None:
         """Every change to nodes, edges or entities moves `graph_version` (analytics compare against it)."""
@@ -89,7 +92,7 @@ class SqliteCurationMixin:
         rows = self._q("SELECT id, op, ts, actor, reason, target, sources, before, undone_at, undone_by"
                        " FROM entity_merges ORDER BY id")
         return [EntityOp(op=r[1], actor=r[3], reason=r[4], target=r[5], sources=json.loads(r[6]),
-                         before=json.loads(r[7]), id=r[0], ts=r[2], undone_at=r[8], undone_by=r[9]) for r in rows]
+                         before=_public(json.loads(r[7])), id=r[0], ts=r[2], undone_at=r[8], undone_by=r[9]) for r in rows]
 
     def entity_routes(self) -> list[tuple[int, str, str, str | None]]:
         """Active routes as (op id, node id or '', from slug, to slug or None)."""
@@ -206,14 +209,25 @@ class SqliteCurationMixin:
              if e.from_id in present and e.to_id in present])
         self._refresh_indegree({i for e in [*remove, *restore] for i in (e.from_id, e.to_id)})
 
+    def _restore_edges(self, edges: list[Edge]) -> None:
+        """Upsert atlas-level edges whose two ends exist (an entity the undo did not bring back keeps none)."""
+        present = set(self.get_nodes({i for e in edges for i in (e.from_id, e.to_id)}))
+        self.conn.executemany(
+            "INSERT INTO edges(from_id, to_id, relation, document_id, attrs) VALUES (?,?,?,NULL,?)"
+            " ON CONFLICT(from_id, to_id, relation) DO UPDATE SET attrs=excluded.attrs",
+            [(e.from_id, e.to_id, e.relation, _dumps(e.attrs)) for e in edges
+             if e.from_id in present and e.to_id in present])
+        self._refresh_indegree({i for e in edges for i in (e.from_id, e.to_id)})
+
     # ------------------------------------------------------------------ applying a change
     def apply_entity_change(self, change: EntityChange) -> int:
         """Apply one curation step atomically; returns the id of the log entry written (or undone)."""
         with self.transaction():
+            places = self._places(change.undo) if change.undo is not None else {}
             op_id = self._log(change)
             keys = self._norm_keys({src for _, src, _ in change.routes})
             for ent in change.entities:
-                self._put_entity(ent)
+                self._put_entity(ent, places.get(ent.slug))
             touched = {e.slug for e in change.entities}
             docs: set[str] = set()
             for node in change.nodes:
@@ -223,6 +237,8 @@ class SqliteCurationMixin:
             self._refresh_entities(touched)
             if change.links_remove or change.links_restore:
                 self._swap_links(change.links_remove, change.links_restore)
+            if change.entity_edges:
+                self._restore_edges(change.entity_edges)
             self.conn.executemany(
                 "INSERT OR REPLACE INTO entity_routes(op_id, node_id, from_slug, from_key, to_slug) VALUES (?,?,?,?,?)",
                 [(op_id, node, src, keys.get(src) or src, dst) for node, src, dst in change.routes])
@@ -240,18 +256,33 @@ class SqliteCurationMixin:
         op = change.op
         if op is None:
             return 0
+        before = dict(op.before)
+        # Where each entity sits in insertion order (ingest sends a new spelling to the oldest entity with its
+        # norm_key), so an undo puts an entity the step removed back in its place.
+        slugs = [e["slug"] for e in before.get("entities", [])]
+        before["rowids"] = {r[0]: r[1] for r in self._q(
+            f"SELECT slug, rowid FROM entities WHERE slug IN ({','.join('?' * len(slugs))})", slugs)} if slugs else {}
         cur = self.conn.execute(
             "INSERT INTO entity_merges(op, ts, actor, reason, target, sources, before) VALUES (?,?,?,?,?,?,?)",
-            (op.op, op.ts or utc_now(), op.actor, op.reason, op.target, _dumps(op.sources), _dumps(op.before)))
+            (op.op, op.ts or utc_now(), op.actor, op.reason, op.target, _dumps(op.sources), _dumps(before)))
         return int(cur.lastrowid or 0)
 
-    def _put_entity(self, ent: Entity) -> None:
-        """Write an entity record as given (counts are re-derived); its names follow its name and aliases."""
+    def _places(self, op_id: int) -> dict[str, int]:
+        """The rowids a step's entities had when it was applied (none for steps logged before they were kept)."""
+        row = self.conn.execute("SELECT before FROM entity_merges WHERE id=?", (op_id,)).fetchone()
+        return dict(json.loads(row[0]).get("rowids") or {}) if row else {}
+
+    def _put_entity(self, ent: Entity, rowid: int | None = None) -> None:
+        """Write an entity record as given (counts are re-derived); its names follow its name and aliases.
+
+        `rowid`: the place a new record takes, when free (an entity an undo brings back)."""
+        if rowid is not None and self.conn.execute("SELECT 1 FROM entities WHERE rowid=?", (rowid,)).fetchone():
+            rowid = None
         self.conn.execute(
-            "INSERT INTO entities(id, slug, norm_key, name, type, mention_count, data) VALUES (?,?,?,?,?,?,?)"
+            "INSERT INTO entities(rowid, id, slug, norm_key, name, type, mention_count, data) VALUES (?,?,?,?,?,?,?,?)"
             " ON CONFLICT(slug) DO UPDATE SET norm_key=excluded.norm_key, name=excluded.name, type=excluded.type,"
             " data=excluded.data",
-            (ent.id, ent.slug, ent.norm_key, ent.name, ent.type, ent.mention_count, _dumps(ent.to_dict())))
+            (rowid, ent.id, ent.slug, ent.norm_key, ent.name, ent.type, ent.mention_count, _dumps(ent.to_dict())))
         self.conn.execute("DELETE FROM entity_names WHERE slug=?", (ent.slug,))
         self.conn.executemany("INSERT OR IGNORE INTO entity_names(norm_key, slug) VALUES (?,?)",
                               [(k, ent.slug) for k in common.name_keys(ent)])
@@ -334,6 +365,11 @@ class SqliteCurationMixin:
                 found += self._q(f"SELECT key, value FROM analytics WHERE kind=? AND key IN ({','.join('?' * len(chunk))})",
                                  [kind, *chunk])
         return {r[0]: json.loads(r[1]) for r in found}
+
+
+def _public(before: dict[str, Any]) -> dict[str, Any]:
+    """A logged step's `before` without the store's own bookkeeping (rowids)."""
+    return {k: v for k, v in before.items() if k != "rowids"}
 
 
 def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:

@@ -6,6 +6,7 @@ confined to its roots; the document resources give back the text a result cites.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -238,3 +239,38 @@ def test_mcp_over_streamable_http_on_loopback(atlas_copy):
         proc.terminate()
         proc.communicate(timeout=30)
     assert tools == READ_TOOLS and stats["documents"] == 7
+
+
+def test_hostile_ingest_paths_get_one_line_each(samples_atlas_dir, tmp_path):
+    """Issue 28.1/28.9 over the real MCP server: a hard link to a file outside the root, a NUL in the path
+    and paths longer than the system takes are refused with one line each, and nothing is ingested."""
+    atlas = tmp_path / "atlas"
+    shutil.copytree(samples_atlas_dir, atlas)
+    root, outside = tmp_path / "inbox", tmp_path / "elsewhere"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "private.md").write_text("# Private\n\nSalary figures of the Brevik dam keepers.\n")
+    os.link(outside / "private.md", root / "hard.md")
+    (root / "folder").mkdir()
+    os.link(outside / "private.md", root / "folder" / "also-hard.md")
+    paths = {"hard link": "hard.md", "NUL": "heron\x00.md", "long path": "a/" * 2100 + "x.md",
+             "long name": "n" * 300 + ".md"}
+
+    async def body(client: Client) -> dict[str, Any]:
+        schemas = {t.name: t.output_schema for t in (await client.list_tools()).tools}
+        out = {k: await error_of(client, "ingest", {"path": p}) for k, p in paths.items() if k != "hard link"}
+        out["hard link"] = await call(client, "ingest", {"path": paths["hard link"]}, schemas)
+        out["folder"] = await call(client, "ingest", {"path": "folder"}, schemas)
+        return out
+
+    out = with_client(["--atlas", str(atlas), "--allow-ingest", "--ingest-root", str(root)], body)
+    for what in ("hard link", "folder"):
+        (o,) = out[what]["outcomes"]
+        assert o["status"] == "failed" and "has 3 hard links; another name may lie outside" in o["reason"], o
+    assert "holds a NUL character at position 5" in out["NUL"]
+    assert "bytes long, more than the 4096 a path may be" in out["long path"]
+    assert "bytes long, more than the 255 a file name may be" in out["long name"]
+    for what in ("NUL", "long path", "long name"):
+        assert "\n" not in out[what].strip() and "Traceback" not in out[what], out[what]
+    with Atlas.open(atlas, read_only=True, **OFFLINE) as a:
+        assert not [d for d in a.documents() if d.title == "Private"]

@@ -108,3 +108,25 @@ def test_threads_share_one_engine(service):
         t.join(60)
     assert errors == [] and len(set(map(tuple, results.values()))) == 1 and len(results) == 8
     assert service.atlas.engine is engine
+
+
+def test_ingest_refuses_a_file_swapped_for_a_link_after_the_root_check(fresh_copy, tmp_path):
+    """Issue 28.1: `inside_roots` passes the folder; a file in it becomes a link out before it is opened
+    (the ingestor's `after_check` seam); the opened file is outside the root, so it is refused."""
+    root, secret = tmp_path / "inbox", tmp_path / "private.md"
+    (root / "drop").mkdir(parents=True)
+    (root / "drop" / "note.md").write_text("# Note\n\nHerons nest by the weir.\n")
+    secret.write_text("# Private\n\nThe keeper earns 91,000 crowns.\n")
+
+    def swap(path):
+        path.unlink()
+        path.symlink_to(secret)
+
+    svc = AtlasService(fresh_copy, Settings().override(**OFFLINE), ingest_roots=[root])
+    try:
+        svc._writable().ingestor.after_check = swap
+        (o,) = svc.ingest("drop")["outcomes"]
+        assert o["status"] == "failed" and o["reason"] == "became a symbolic link after it was checked: refused"
+        assert not [d for d in svc._writable().documents() if d.title == "Private"]
+    finally:
+        svc.close()
