@@ -11,22 +11,33 @@ One graph node per *distinct* vector. Identical vectors (boilerplate paragraphs:
 28,499 rows of the scale atlas, one vector shared by 376) crowd each other's neighbour lists
 and cut the graph into pieces a search cannot leave; indexed once each, recall@10 on those
 real vectors goes from 0.90 to 1.00 at the same ef (`eval/scale/ann-atlas.md`). A node's
-label stands for the sorted ids holding its vector; a search expands them and orders the
+key stands for the sorted ids holding its vector; a search expands them and orders the
 result by (−cosine, id), as `ohara_lab.embed.index.knn` breaks ties, so the ids chosen among
 equal scores are the exact search's.
 
-Library: hnswlib (why: `eval/scale/ann-30k.md`). Inner-product space over L2-normalised
-rows, so its distance is 1 − cosine. Files, in `<atlas>/ann/`:
+Library: usearch (a wheel on every platform, no compiler; chosen over faiss-cpu and hnswlib
+by `eval/scale/ann-minilm-100k.md`). Inner-product metric over L2-normalised rows, so its
+distance is 1 − cosine. Files, in `<atlas>/ann/`:
 
-    <model>.hnsw   the graph and vectors, hnswlib's own format
-    <model>.json   {"format", "version", "library", "model", "dim", "m", "ef_construction",
-                    "vectors_version", "keys": [vector digest of label 0, 1, …],
-                    "groups": [[node ids holding label 0's vector], …]}
+    <model>.usearch  HEADER, then usearch's own serialisation of the graph and vectors
+    <model>.json     {"format", "version", "library", "model", "dim", "m", "ef_construction",
+                      "vectors_version", "nodes", "bytes", "sha256",
+                      "keys": [vector digest of key 0, 1, …],
+                      "groups": [[ids holding key 0's vector], …]}
 
-A sync adds the vectors it has not seen (the graph grows in place) and marks a label deleted
-when no id holds its vector any more (it is never returned); a vector that comes back gets
-its old label again. Built on one thread: insertion order and the seed then fix the graph,
-so two builds of one atlas answer alike. An index of an older format version is rebuilt.
+HEADER is 32 bytes, little-endian: MAGIC (8), format version (u32), dim (u32), nodes
+present (u64), payload bytes (u64). Opening verifies everything before trusting a byte of
+the payload (`IndexDamaged` names what failed): the file's size, the header, the payload's
+SHA-256 recorded at build in the JSON, the header's dim and node count against the JSON's,
+and the loaded graph's against both; the caller then checks the id count and dimension
+against the atlas. A damaged index is never a traceback at query time: `VectorSearch`
+answers exactly until `ohara check --fix` rebuilds it.
+
+A sync adds the vectors it has not seen (the graph grows in place) and removes a key
+when no id holds its vector any more; a vector that comes back gets its old key again.
+Built on one thread: insertion order then fixes the graph, so two builds of one atlas
+answer alike. An index of an older format (1, 2: hnswlib's `.hnsw` files) is rebuilt,
+with one line in the log saying so.
 """
 from __future__ import annotations
 
@@ -34,6 +45,7 @@ import hashlib
 import json
 import os
 import re
+import struct
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -43,23 +55,48 @@ import numpy as np
 from ..errors import EmbeddingError
 
 FORMAT = "ohara-lab/ann"
-FORMAT_VERSION = 2  # 2: one label per distinct vector ("keys", "groups"); 1 had one label per id
+FORMAT_VERSION = 3  # 3: usearch, with a header and a checksum; 2: hnswlib, one label per distinct vector; 1: per id
+SUFFIX = ".usearch"
+OLD_SUFFIXES = (".hnsw",)  # graph files of older formats, deleted when the index is rebuilt
+MAGIC = b"OHARAANN"
+HEADER = struct.Struct("<8sIIQQ")  # magic, format version, dim, nodes present, payload bytes
 M = 16  # links per node
 EF_CONSTRUCTION = 200
-SEED = 0
 
 
-def _hnswlib() -> Any:
+class IndexDamaged(Exception):  # noqa: N818 - a state of a file, not a failure of the caller
+    """An index file that must not be trusted; `reason` is one line naming what failed."""
+
+    def __init__(self, path: Path, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason = path, reason
+
+
+class OldFormat(Exception):  # noqa: N818
+    """An index written by an older version of ohara-lab: rebuilt, not read."""
+
+    def __init__(self, path: Path, version: Any):
+        super().__init__(f"{path}: ANN index format {version}, this version writes {FORMAT_VERSION}")
+        self.path, self.version = path, version
+
+
+def _usearch() -> Any:
     try:
-        import hnswlib  # noqa: PLC0415 - optional: the `dense` extra
+        from usearch.index import Index  # noqa: PLC0415 - optional: the `dense` extra
     except ImportError:
-        raise EmbeddingError("the vector index needs hnswlib: pip install 'ohara-lab[dense]'") from None
-    return hnswlib
+        raise EmbeddingError("the vector index needs usearch: pip install 'ohara-lab[dense]'") from None
+    return Index
 
 
 def file_stem(directory: Path, model: str) -> Path:
     """`<directory>/<model>` with the model name made safe for a file name."""
     return directory / re.sub(r"[^A-Za-z0-9._-]+", "_", model)
+
+
+def index_files(stem: Path) -> list[Path]:
+    """Every file an index at `stem` may have (this format's, older formats', leftovers of a save)."""
+    names = [SUFFIX, ".json", *OLD_SUFFIXES, SUFFIX + ".tmp", ".json.tmp"]
+    return [stem.parent / (stem.name + s) for s in names]
 
 
 def vector_keys(matrix: np.ndarray) -> list[str]:
@@ -68,11 +105,15 @@ def vector_keys(matrix: np.ndarray) -> list[str]:
     return [hashlib.blake2b(row.tobytes(), digest_size=16).hexdigest() for row in rows]
 
 
+def _new_index(dim: int, m: int, ef_construction: int) -> Any:
+    return _usearch()(ndim=dim, metric="ip", dtype="f32", connectivity=m, expansion_add=ef_construction)
+
+
 class HnswIndex:
     """One model's HNSW graph over its distinct vectors, with the ids behind each (see the module docstring)."""
 
     live: int  # ids the index answers with
-    live_vectors: int  # distinct vectors, graph nodes not marked deleted
+    live_vectors: int  # distinct vectors, graph nodes present
 
     def __init__(self, model: str, dim: int, index: Any, keys: list[str], groups: list[list[str]],
                  vectors_version: int, m: int = M, ef_construction: int = EF_CONSTRUCTION):
@@ -87,43 +128,77 @@ class HnswIndex:
     @classmethod
     def build(cls, model: str, ids: list[str], matrix: np.ndarray, vectors_version: int,
               m: int = M, ef_construction: int = EF_CONSTRUCTION) -> HnswIndex:
-        index = _hnswlib().Index(space="ip", dim=int(matrix.shape[1]))
-        index.init_index(max_elements=max(len(ids), 1), ef_construction=ef_construction, M=m, random_seed=SEED)
-        out = cls(model, int(matrix.shape[1]), index, [], [], vectors_version, m, ef_construction)
+        out = cls(model, int(matrix.shape[1]), _new_index(int(matrix.shape[1]), m, ef_construction), [], [],
+                  vectors_version, m, ef_construction)
         out.sync(ids, matrix, vectors_version)
         return out
 
     @classmethod
     def load(cls, stem: Path) -> HnswIndex | None:
-        """The index saved at `stem`, or None when there is none, it is not ours or of an older format (rebuilt)."""
-        meta_path, graph_path = stem.with_suffix(".json"), stem.with_suffix(".hnsw")
-        if not (meta_path.is_file() and graph_path.is_file()):
+        """The index saved at `stem`, or None when there is none.
+
+        Raises `OldFormat` for an index of an older format and `IndexDamaged` for one that fails
+        any check of the module docstring (including a JSON that is not ours or not JSON).
+        """
+        meta_path, graph_path = stem.parent / (stem.name + ".json"), stem.parent / (stem.name + SUFFIX)
+        old = [p for p in (stem.parent / (stem.name + s) for s in OLD_SUFFIXES) if p.is_file()]
+        if not meta_path.is_file():
+            if graph_path.is_file():
+                raise IndexDamaged(graph_path, f"its description {meta_path.name} is missing")
+            if old:
+                raise OldFormat(old[0], "2 or older")
             return None
         try:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        if meta.get("format") != FORMAT or meta.get("version") != FORMAT_VERSION:
-            return None
-        index = _hnswlib().Index(space="ip", dim=int(meta["dim"]))
-        index.load_index(str(graph_path), max_elements=max(len(meta["keys"]), 1))
-        if index.get_current_count() != len(meta["keys"]):
-            return None  # the graph and its JSON are from different saves (a crash between the two renames)
-        return cls(meta["model"], int(meta["dim"]), index, list(meta["keys"]), [list(g) for g in meta["groups"]],
-                   int(meta["vectors_version"]), int(meta["m"]), int(meta["ef_construction"]))
+        except (OSError, ValueError) as e:
+            raise IndexDamaged(meta_path, f"not readable as JSON ({e.__class__.__name__})") from None
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            raise IndexDamaged(meta_path, "not an ohara-lab ANN index description")
+        if meta.get("version") != FORMAT_VERSION:
+            if isinstance(meta.get("version"), int) and meta["version"] < FORMAT_VERSION:
+                raise OldFormat(meta_path, meta["version"])
+            raise IndexDamaged(meta_path, f"unknown format version {meta.get('version')!r}")
+        try:
+            keys, groups = list(meta["keys"]), [list(g) for g in meta["groups"]]
+            dim, nodes, size, digest = int(meta["dim"]), int(meta["nodes"]), int(meta["bytes"]), str(meta["sha256"])
+            m, efc, vv = int(meta["m"]), int(meta["ef_construction"]), int(meta["vectors_version"])
+            model = str(meta["model"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise IndexDamaged(meta_path, f"description lacks or garbles {e}") from None
+        if len(groups) != len(keys) or nodes != sum(1 for g in groups if g):
+            raise IndexDamaged(meta_path, f"describes {nodes} nodes but {sum(1 for g in groups if g)} vectors with ids")
+        payload = _read_verified(graph_path, dim=dim, nodes=nodes, size=size, digest=digest)
+        try:
+            index = _usearch().restore(payload)
+        except (RuntimeError, ValueError) as e:
+            raise IndexDamaged(graph_path, f"usearch cannot read it ({e})") from None
+        if index is None or int(index.ndim) != dim or len(index) != nodes:
+            got = "nothing" if index is None else f"{len(index)} nodes of dimension {index.ndim}"
+            raise IndexDamaged(graph_path, f"holds {got}, its description says {nodes} of dimension {dim}")
+        present = {int(k) for k in np.asarray(index.keys)} if nodes else set()
+        if present != {i for i, g in enumerate(groups) if g}:
+            raise IndexDamaged(graph_path, "its node keys are not the ones its description has ids for")
+        return cls(model, dim, index, keys, groups, vv, m, efc)
 
     def save(self, stem: Path) -> None:
-        """Write the graph and its JSON side by side; each file is replaced whole (write, then rename)."""
+        """Write the graph, then its JSON; each file is replaced whole (write, fsync, rename).
+
+        A crash between the two renames leaves a graph whose checksum its JSON does not
+        record: the pair is then damaged, reported by `check` and rebuilt by `check --fix`.
+        """
         stem.parent.mkdir(parents=True, exist_ok=True)
-        graph_tmp = stem.with_suffix(".hnsw.tmp")
-        self.index.save_index(str(graph_tmp))
-        meta = {"format": FORMAT, "version": FORMAT_VERSION, "library": f"hnswlib {_version()}",
+        payload = bytes(self.index.save()) if self.live_vectors else b""
+        header = HEADER.pack(MAGIC, FORMAT_VERSION, self.dim, self.live_vectors, len(payload))
+        graph_path = stem.parent / (stem.name + SUFFIX)
+        _write_whole(graph_path, header + payload)
+        meta = {"format": FORMAT, "version": FORMAT_VERSION, "library": f"usearch {_version()}",
                 "model": self.model, "dim": self.dim, "m": self.m, "ef_construction": self.ef_construction,
-                "vectors_version": self.vectors_version, "keys": self.keys, "groups": self.groups}
-        meta_tmp = stem.with_suffix(".json.tmp")
-        meta_tmp.write_text(json.dumps(meta), encoding="utf-8")
-        os.replace(graph_tmp, stem.with_suffix(".hnsw"))
-        os.replace(meta_tmp, stem.with_suffix(".json"))
+                "vectors_version": self.vectors_version, "nodes": self.live_vectors,
+                "bytes": HEADER.size + len(payload), "sha256": hashlib.sha256(payload).hexdigest(),
+                "keys": self.keys, "groups": self.groups}
+        _write_whole(stem.parent / (stem.name + ".json"), json.dumps(meta).encode("utf-8"))
+        for old in OLD_SUFFIXES:
+            (stem.parent / (stem.name + old)).unlink(missing_ok=True)
 
     # ------------------------------------------------------------------ keep up with the atlas
     def sync(self, ids: list[str], matrix: np.ndarray, vectors_version: int) -> tuple[int, int]:
@@ -133,31 +208,29 @@ class HnswIndex:
         start = len(self.keys)
         self._add_vectors(keys, matrix)
         groups: list[list[str]] = [[] for _ in self.keys]
-        for node, key in zip(ids, keys):
+        first_row: dict[int, int] = {}
+        for row, (node, key) in enumerate(zip(ids, keys)):
             groups[self.label[key]].append(node)
+            first_row.setdefault(self.label[key], row)
+        back = []
         for label, group in enumerate(groups):
             group.sort()  # the exact search's tie order
             held = label < start and bool(self.groups[label])
             if held and not group:
-                self._mark(label, deleted=True)
+                self.index.remove(label)
             elif label < start and not held and group:
-                self._mark(label, deleted=False)  # its vector is back
+                back.append(label)  # its vector is back: the same key again
+        if back:
+            rows = np.ascontiguousarray(matrix[[first_row[label] for label in back]], dtype=np.float32)
+            self.index.add(np.asarray(back, dtype=np.uint64), rows, threads=1)
         self.groups = groups
         self._count()
         self.vectors_version = vectors_version
         now = {node: self.label[key] for node, key in zip(ids, keys)}
         return sum(before.get(n) != label for n, label in now.items()), sum(n not in now for n in before)
 
-    def _mark(self, label: int, deleted: bool) -> None:
-        # A graph saved after its JSON was not (a crash between the renames) may already be marked so.
-        try:
-            self.index.mark_deleted(label) if deleted else self.index.unmark_deleted(label)
-        except RuntimeError as e:
-            if "already deleted" not in str(e) and "is not deleted" not in str(e):
-                raise
-
     def _add_vectors(self, keys: list[str], matrix: np.ndarray) -> None:
-        """Give each vector not seen before a new label, in order of first appearance."""
+        """Give each vector not seen before a new key, in order of first appearance."""
         first: dict[str, int] = {}
         for row, key in enumerate(keys):
             if key not in self.label:
@@ -165,10 +238,8 @@ class HnswIndex:
         if not first:
             return
         start = len(self.keys)
-        if start + len(first) > self.index.get_max_elements():
-            self.index.resize_index(start + len(first))
         rows = np.ascontiguousarray(matrix[list(first.values())], dtype=np.float32)
-        self.index.add_items(rows, np.arange(start, start + len(first)), num_threads=1)
+        self.index.add(np.arange(start, start + len(first), dtype=np.uint64), rows, threads=1)
         self.keys += list(first)
         self.label.update((key, start + i) for i, key in enumerate(first))
 
@@ -182,20 +253,51 @@ class HnswIndex:
         """Top-k (id, cosine), best first, ties broken by id (as the exact search)."""
         if k <= 0 or self.live_vectors == 0:
             return []
-        q = np.asarray(query, dtype=np.float32).reshape(1, -1)
-        if q.shape[1] != self.dim:
-            raise EmbeddingError(f"query vector has {q.shape[1]} dimensions, the atlas has {self.dim}")
+        q = np.asarray(query, dtype=np.float32).ravel()
+        if q.shape[0] != self.dim:
+            raise EmbeddingError(f"query vector has {q.shape[0]} dimensions, the atlas has {self.dim}")
         # k distinct vectors hold at least k ids, and the best k ids lie among the best k vectors.
         want = min(k, self.live_vectors)
-        self.index.set_ef(max(ef, want))
-        labels, distances = self.index.knn_query(q, k=want, num_threads=1)
-        found = [(node, 1.0 - float(d)) for label, d in zip(labels[0], distances[0])
+        self.index.expansion_search = max(ef, want)
+        found_keys = self.index.search(q, want, threads=1)
+        found = [(node, 1.0 - float(d)) for label, d in zip(found_keys.keys, found_keys.distances)
                  for node in self.groups[int(label)]]
         return sorted(found, key=lambda pair: (-pair[1], pair[0]))[:k]
 
 
+def _read_verified(path: Path, *, dim: int, nodes: int, size: int, digest: str) -> bytes:
+    """The payload of the graph file at `path`, after its size, header and checksum are checked."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise IndexDamaged(path, f"cannot be read ({e.strerror or e})") from None
+    if len(data) != size:
+        raise IndexDamaged(path, f"is {len(data):,} bytes, {size:,} were written")
+    if len(data) < HEADER.size:
+        raise IndexDamaged(path, "is shorter than its header")
+    magic, version, h_dim, h_nodes, h_bytes = HEADER.unpack_from(data)
+    if magic != MAGIC or version != FORMAT_VERSION:
+        raise IndexDamaged(path, "has no ohara-lab ANN header")
+    if (h_dim, h_nodes, h_bytes) != (dim, nodes, len(data) - HEADER.size):
+        raise IndexDamaged(path, f"header says {h_nodes} nodes of dimension {h_dim} in {h_bytes:,} bytes, its "
+                                 f"description {nodes} of dimension {dim} in {len(data) - HEADER.size:,}")
+    payload = data[HEADER.size:]
+    if hashlib.sha256(payload).hexdigest() != digest:
+        raise IndexDamaged(path, "checksum differs from the one recorded when it was built")
+    return payload
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    tmp = path.parent / (path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
 def _version() -> str:
     try:
-        return metadata.version("hnswlib")
+        return metadata.version("usearch")
     except metadata.PackageNotFoundError:
         return "unknown"

@@ -10,10 +10,10 @@ import json
 import numpy as np
 import pytest
 
-pytest.importorskip("hnswlib", reason="the HNSW index needs the dense extra: pip install -e '.[dense]'")
+pytest.importorskip("usearch", reason="the HNSW index needs the dense extra: pip install -e '.[dense]'")
 
 from ohara_lab import Atlas  # noqa: E402 - after the skip guard
-from ohara_lab.embed.ann import FORMAT_VERSION, HnswIndex  # noqa: E402
+from ohara_lab.embed.ann import FORMAT_VERSION, HnswIndex, IndexDamaged  # noqa: E402
 from ohara_lab.embed.index import knn  # noqa: E402
 from ohara_lab.store.sqlite import SqliteStore  # noqa: E402
 from tests.store.builders import make_graph  # noqa: E402
@@ -117,32 +117,31 @@ def test_a_shared_vector_leaves_the_graph_with_its_last_id(tmp_path: Path) -> No
     assert [i for i, _ in loaded.search(shared, 10, 64)] == holders[:10]
 
 
-def test_a_graph_saved_without_its_json_is_rebuilt_or_brought_in_step(tmp_path: Path) -> None:
+def test_a_graph_saved_without_its_json_is_not_trusted(tmp_path: Path) -> None:
     rng = np.random.default_rng(6)
     ids, matrix = _with_duplicates(rng)
     graph = HnswIndex.build(MODEL, ids[:2000], matrix[:2000], vectors_version=1)
     graph.save(tmp_path / "g")
     first_json = (tmp_path / "g.json").read_text(encoding="utf-8")
-    # A crash after the graph was renamed and before its JSON was: the graph has labels the JSON lacks.
+    # A crash after the graph was renamed and before its JSON was: the graph has nodes the JSON lacks.
     graph.sync(ids, matrix, 2)
     graph.save(tmp_path / "g")
     (tmp_path / "g.json").write_text(first_json, encoding="utf-8")
-    assert HnswIndex.load(tmp_path / "g") is None  # rebuilt, not trusted
-    # The same after a sync that only deleted: the marks in the graph are newer than the JSON's groups.
+    with pytest.raises(IndexDamaged, match="bytes|checksum|header"):
+        HnswIndex.load(tmp_path / "g")
+    # The same after a sync that only deleted: the graph's nodes are fewer than the JSON's groups say.
     graph = HnswIndex.build(MODEL, ids, matrix, vectors_version=1)
     graph.save(tmp_path / "h")
     old_json = (tmp_path / "h.json").read_text(encoding="utf-8")
     shared = matrix[0]
     holders = {i for i, score in knn(ids, matrix, shared, 500) if score == pytest.approx(1.0, abs=1e-6)}
     rest = [n for n in ids if n not in holders]
-    rows = matrix[[ids.index(n) for n in rest]]
-    graph.sync(rest, rows, 2)
+    graph.sync(rest, matrix[[ids.index(n) for n in rest]], 2)
+    assert not {i for i, _ in graph.search(shared, 10, 64)} & holders
     graph.save(tmp_path / "h")
     (tmp_path / "h.json").write_text(old_json, encoding="utf-8")
-    stale = HnswIndex.load(tmp_path / "h")
-    assert stale is not None and stale.vectors_version == 1
-    stale.sync(rest, rows, 2)  # marks the shared vector deleted again: no error
-    assert not {i for i, _ in stale.search(shared, 10, 64)} & holders
+    with pytest.raises(IndexDamaged):
+        HnswIndex.load(tmp_path / "h")
 
 
 def _write_docs(store: SqliteStore, keys: list[str], per_doc: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -164,7 +163,7 @@ def test_graph_is_kept_beside_the_atlas_grows_on_ingest_and_forgets_removed_docu
     vectors = _write_docs(store, ["aa", "bb", "cc"], 250, rng)
     store.sync_vector_index()
     files = sorted(p.name for p in (directory / "ann").iterdir())
-    assert files == ["m_test.hnsw", "m_test.json"]
+    assert files == ["m_test.json", "m_test.usearch"]
     assert store._vectors.builds == 1 and MODEL not in store._vec_cache  # the graph holds the vectors
 
     def answers(s: SqliteStore, q: np.ndarray) -> list[str]:
@@ -196,7 +195,8 @@ def test_graph_is_kept_beside_the_atlas_grows_on_ingest_and_forgets_removed_docu
         assert atlas.remove([_doc_id(atlas, "bb")]) == 1
     gone = [i for i in vectors if i.startswith("paragraphs/bb-")]
     with SqliteStore(directory, read_only=True, ann_threshold=500, ann_ef=128) as reader:
-        graph = reader._vectors._graph(MODEL, reader.get_meta("vectors_version", 0), lambda: reader._read_vectors(MODEL))
+        graph = reader._vectors._graph(MODEL, reader.vector_models()[MODEL], reader.get_meta("vectors_version", 0),
+                                       lambda: reader._read_vectors(MODEL))
         assert reader._vectors.builds == 0 and graph.live == 3 * 250 + 100 - 250
         for node in gone[:20]:
             assert node not in answers(reader, vectors[node])
