@@ -23,15 +23,17 @@ distance is 1 − cosine. Files, in `<atlas>/ann/`:
     <model>.json     {"format", "version", "library", "model", "dim", "m", "ef_construction",
                       "vectors_version", "nodes", "bytes", "sha256",
                       "keys": [vector digest of key 0, 1, …],
-                      "groups": [[ids holding key 0's vector], …]}
+                      "groups": [[ids holding key 0's vector], …], "meta_sha256"}
 
 HEADER is 32 bytes, little-endian: MAGIC (8), format version (u32), dim (u32), nodes
 present (u64), payload bytes (u64). Opening verifies everything before trusting a byte of
-the payload (`IndexDamaged` names what failed): the file's size, the header, the payload's
-SHA-256 recorded at build in the JSON, the header's dim and node count against the JSON's,
-and the loaded graph's against both; the caller then checks the id count and dimension
-against the atlas. A damaged index is never a traceback at query time: `VectorSearch`
-answers exactly until `ohara check --fix` rebuilds it.
+the payload (`IndexDamaged` names what failed): the file's size, the header, the JSON's own
+SHA-256 ("meta_sha256", over the JSON of every other field, keys sorted: a hand-edited
+or half-written description), the payload's SHA-256 recorded at build in the JSON, the
+header's dim and node count against the JSON's, and the loaded graph's against both; the
+caller then checks the id count and dimension against the atlas. A damaged index is never
+a traceback at query time: `VectorSearch` answers exactly until `ohara check --fix`
+rebuilds it.
 
 A sync adds the vectors it has not seen (the graph grows in place) and removes a key
 when no id holds its vector any more; a vector that comes back gets its old key again.
@@ -158,6 +160,8 @@ class HnswIndex:
             if isinstance(meta.get("version"), int) and meta["version"] < FORMAT_VERSION:
                 raise OldFormat(meta_path, meta["version"])
             raise IndexDamaged(meta_path, f"unknown format version {meta.get('version')!r}")
+        if meta.get("meta_sha256") != meta_digest(meta):
+            raise IndexDamaged(meta_path, "its checksum does not match its content (edited or half-written)")
         try:
             keys, groups = list(meta["keys"]), [list(g) for g in meta["groups"]]
             dim, nodes, size, digest = int(meta["dim"]), int(meta["nodes"]), int(meta["bytes"]), str(meta["sha256"])
@@ -196,6 +200,7 @@ class HnswIndex:
                 "vectors_version": self.vectors_version, "nodes": self.live_vectors,
                 "bytes": HEADER.size + len(payload), "sha256": hashlib.sha256(payload).hexdigest(),
                 "keys": self.keys, "groups": self.groups}
+        meta["meta_sha256"] = meta_digest(meta)
         _write_whole(stem.parent / (stem.name + ".json"), json.dumps(meta).encode("utf-8"))
         for old in OLD_SUFFIXES:
             (stem.parent / (stem.name + old)).unlink(missing_ok=True)
@@ -263,6 +268,12 @@ class HnswIndex:
         found = [(node, 1.0 - float(d)) for label, d in zip(found_keys.keys, found_keys.distances)
                  for node in self.groups[int(label)]]
         return sorted(found, key=lambda pair: (-pair[1], pair[0]))[:k]
+
+
+def meta_digest(meta: dict[str, Any]) -> str:
+    """SHA-256 of a description's JSON without its own checksum, keys sorted."""
+    body = {k: v for k, v in meta.items() if k != "meta_sha256"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode("utf-8")).hexdigest()
 
 
 def _read_verified(path: Path, *, dim: int, nodes: int, size: int, digest: str) -> bytes:
