@@ -132,15 +132,11 @@ def atlas_data(atlas_dir: str, queries: int, seed: int) -> tuple[np.ndarray, np.
 
 
 def npz_data(path: str, queries: int, seed: int) -> tuple[np.ndarray, np.ndarray, str]:
-    """Vectors from `benchmarks/minilm_vectors.py`: `queries` held-out *real* rows as the questions."""
+    """Vectors of `benchmarks/minilm_vectors.py`, with its held-out real texts as the questions."""
     with np.load(path) as f:
-        matrix, real = f["vectors"], int(f["real"])
-    rng = np.random.default_rng(seed)
-    held = rng.choice(real, size=queries, replace=False)
-    keep = np.ones(len(matrix), dtype=bool)
-    keep[held] = False
-    label = f"MiniLM ({real - queries:,} real + {len(matrix) - real:,} perturbed)"
-    return np.ascontiguousarray(matrix[keep]), np.ascontiguousarray(matrix[held]), label
+        matrix, real, asked = f["vectors"], int(f["real"]), f["queries"][:queries]
+    label = f"MiniLM ({real:,} real + {len(matrix) - real:,} perturbed)"
+    return np.ascontiguousarray(matrix), np.ascontiguousarray(asked), label
 
 
 def row_ids(n: int) -> list[str]:
