@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import json
+import logging
 
 import numpy as np
 import pytest
@@ -228,6 +229,36 @@ def test_an_index_of_an_older_format_is_rebuilt(tmp_path: Path) -> None:
     with SqliteStore(directory, read_only=True, ann_threshold=300, ann_ef=128) as reader:
         reader.vector_search(MODEL, vectors[some], 1)
         assert reader._vectors.builds == 0  # the rebuilt file is loaded as it is
+
+
+def test_an_atlas_indexed_by_hnswlib_is_rebuilt_with_one_line(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Format 2 (hnswlib: `<model>.hnsw` + JSON version 2) is not read: one log line, then a usearch index."""
+    rng = np.random.default_rng(8)
+    directory = tmp_path / "atlas"
+    with SqliteStore(directory, ann_threshold=300, ann_ef=128) as store:
+        vectors = _write_docs(store, ["aa", "bb"], 200, rng)
+    ann = directory / "ann"
+    ann.mkdir()
+    # What 0.x wrote (hnswlib's own bytes are never opened, so any bytes stand for them).
+    (ann / "m_test.hnsw").write_bytes(b"\x00" * 4096)
+    (ann / "m_test.json").write_text(json.dumps({"format": "ohara-lab/ann", "version": 2, "library": "hnswlib 0.8.0",
+                                                 "model": MODEL, "dim": DIM, "m": 16, "ef_construction": 200,
+                                                 "vectors_version": 1, "keys": [], "groups": []}), encoding="utf-8")
+    with Atlas.open(directory, embedder="none", llm="offline", ann_threshold=300, read_only=True) as atlas:
+        assert [p.code for p in atlas.check() if p.code.startswith("ANN")] == ["ANN_OLD_FORMAT"]
+    caplog.set_level(logging.INFO)
+    some = next(iter(vectors))
+    for read_only in (True, False):  # read-only: rebuilt in memory; writable: rebuilt and saved
+        caplog.clear()
+        with SqliteStore(directory, read_only=read_only, ann_threshold=300, ann_ef=128) as store:
+            assert store.vector_search(MODEL, vectors[some], 1)[0][0] == some
+            assert store._vectors.builds == 1
+        lines = [r.getMessage() for r in caplog.records if "format" in r.getMessage()]
+        assert len(lines) == 1 and "format 2" in lines[0] and "\n" not in lines[0], lines
+    assert sorted(p.name for p in ann.iterdir()) == ["m_test.json", "m_test.usearch"]
+    with SqliteStore(directory, read_only=True, ann_threshold=300, ann_ef=128) as reader:
+        assert reader.vector_search(MODEL, vectors[some], 1)[0][0] == some
+        assert reader._vectors.builds == 0
 
 
 def _doc_id(atlas: Atlas, key: str) -> str:
