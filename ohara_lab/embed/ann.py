@@ -48,6 +48,7 @@ import json
 import os
 import re
 import struct
+import threading
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -125,6 +126,9 @@ class HnswIndex:
         self._count()
         self.vectors_version = vectors_version
         self.m, self.ef_construction = m, ef_construction
+        # One search at a time: the breadth is set on the index before each, and a search with
+        # threads=1 uses usearch's context of thread 0, shared by callers (the HTTP API's threads).
+        self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ build, load, save
     @classmethod
@@ -208,6 +212,10 @@ class HnswIndex:
     # ------------------------------------------------------------------ keep up with the atlas
     def sync(self, ids: list[str], matrix: np.ndarray, vectors_version: int) -> tuple[int, int]:
         """Make the index hold exactly `ids` (rows of `matrix`); returns (ids added or moved, ids gone)."""
+        with self._lock:
+            return self._sync(ids, matrix, vectors_version)
+
+    def _sync(self, ids: list[str], matrix: np.ndarray, vectors_version: int) -> tuple[int, int]:
         keys = vector_keys(matrix)
         before = {node: label for label, group in enumerate(self.groups) for node in group}
         start = len(self.keys)
@@ -263,8 +271,9 @@ class HnswIndex:
             raise EmbeddingError(f"query vector has {q.shape[0]} dimensions, the atlas has {self.dim}")
         # k distinct vectors hold at least k ids, and the best k ids lie among the best k vectors.
         want = min(k, self.live_vectors)
-        self.index.expansion_search = max(ef, want)
-        found_keys = self.index.search(q, want, threads=1)
+        with self._lock:
+            self.index.expansion_search = max(ef, want)
+            found_keys = self.index.search(q, want, threads=1)
         found = [(node, 1.0 - float(d)) for label, d in zip(found_keys.keys, found_keys.distances)
                  for node in self.groups[int(label)]]
         return sorted(found, key=lambda pair: (-pair[1], pair[0]))[:k]

@@ -239,7 +239,7 @@ def test_an_atlas_indexed_by_hnswlib_is_rebuilt_with_one_line(tmp_path: Path, ca
         vectors = _write_docs(store, ["aa", "bb"], 200, rng)
     ann = directory / "ann"
     ann.mkdir()
-    # What 0.x wrote (hnswlib's own bytes are never opened, so any bytes stand for them).
+    # What format 2 wrote (hnswlib's own bytes are never opened, so any bytes stand for them).
     (ann / "m_test.hnsw").write_bytes(b"\x00" * 4096)
     (ann / "m_test.json").write_text(json.dumps({"format": "ohara-lab/ann", "version": 2, "library": "hnswlib 0.8.0",
                                                  "model": MODEL, "dim": DIM, "m": 16, "ef_construction": 200,
