@@ -9,7 +9,7 @@ Per library, graph degree M, build breadth ef_construction and search breadth ef
 single-query latency p50/p95 (k = 10, one thread, as the engine asks), recall@10 against the exact
 top 10 of `ohara_lab.embed.index.knn` (measured in the same run, its latency the baseline of the
 speed-up column), index size on disk. "ohara" is the engine's own index
-(`ohara_lab.embed.ann.HnswIndex`: usearch over the distinct vectors, duplicates expanded; hnswlib before
+(`ohara_lab.embed.ann.HnswIndex`: faiss-cpu over the distinct vectors, duplicates expanded; hnswlib before
 format 3, so the "ohara" rows of the tables measured before it are hnswlib's).
 
 Recall is given twice. By id: the share of the exact top 10's ids returned. Tie-aware, the
@@ -254,7 +254,7 @@ def _version(module: str) -> str:
         return "?"
 
 
-LIBS = {"hnswlib": (Hnswlib, "hnswlib"), "ohara": (Ohara, "usearch"), "faiss-cpu": (Faiss, "faiss"),
+LIBS = {"hnswlib": (Hnswlib, "hnswlib"), "ohara": (Ohara, "faiss"), "faiss-cpu": (Faiss, "faiss"),
         "usearch": (Usearch, "usearch")}
 
 

@@ -11,22 +11,23 @@ One graph node per *distinct* vector. Identical vectors (boilerplate paragraphs:
 28,499 rows of the scale atlas, one vector shared by 376) crowd each other's neighbour lists
 and cut the graph into pieces a search cannot leave; indexed once each, recall@10 on those
 real vectors goes from 0.90 to 1.00 at the same ef (`eval/scale/ann-atlas.md`). A node's
-key stands for the sorted ids holding its vector; a search expands them and orders the
+label stands for the sorted ids holding its vector; a search expands them and orders the
 result by (−cosine, id), as `ohara_lab.embed.index.knn` breaks ties, so the ids chosen among
 equal scores are the exact search's.
 
-Library: usearch (a wheel on every platform, no compiler; chosen over faiss-cpu and hnswlib
-by `eval/scale/ann-minilm-100k.md`). Inner-product metric over L2-normalised rows, so its
-distance is 1 − cosine. Files, in `<atlas>/ann/`:
+Library: faiss-cpu's `IndexHNSWFlat` (a wheel on every platform, no compiler; chosen over
+usearch and hnswlib by `eval/scale/ann-minilm-100k.md`: the best recall for its latency and
+the shortest build on 100k MiniLM vectors). Inner-product metric over L2-normalised rows, so
+a score is the cosine. Files, in `<atlas>/ann/`:
 
-    <model>.usearch  HEADER, then usearch's own serialisation of the graph and vectors
+    <model>.faiss    HEADER, then faiss's own serialisation of the graph and vectors
     <model>.json     {"format", "version", "library", "model", "dim", "m", "ef_construction",
                       "vectors_version", "nodes", "bytes", "sha256",
                       "keys": [vector digest of key 0, 1, …],
-                      "groups": [[ids holding key 0's vector], …], "meta_sha256"}
+                      "groups": [[ids holding label 0's vector], …], "meta_sha256"}
 
-HEADER is 32 bytes, little-endian: MAGIC (8), format version (u32), dim (u32), nodes
-present (u64), payload bytes (u64). Opening verifies everything before trusting a byte of
+HEADER is 32 bytes, little-endian: MAGIC (8), format version (u32), dim (u32), graph
+nodes (u64, the removed ones too), payload bytes (u64). Opening verifies everything before trusting a byte of
 the payload (`IndexDamaged` names what failed): the file's size, the header, the JSON's own
 SHA-256 ("meta_sha256", over the JSON of every other field, keys sorted: a hand-edited
 or half-written description), the payload's SHA-256 recorded at build in the JSON, the
@@ -35,10 +36,13 @@ caller then checks the id count and dimension against the atlas. A damaged index
 a traceback at query time: `VectorSearch` answers exactly until `ohara check --fix`
 rebuilds it.
 
-A sync adds the vectors it has not seen (the graph grows in place) and removes a key
-when no id holds its vector any more; a vector that comes back gets its old key again.
-Built on one thread: insertion order then fixes the graph, so two builds of one atlas
-answer alike. An index of an older format (1, 2: hnswlib's `.hnsw` files) is rebuilt,
+A sync adds the vectors it has not seen (the graph grows in place; faiss labels nodes
+0, 1, … in order of insertion, which are our labels) and stops returning a label when no
+id holds its vector any more (its group is empty: searches pass faiss a selector of the
+labels with ids; the node stays in the graph); a vector that comes back gets its old
+label again. Built on one thread (faiss's OpenMP threads set to 1: its HNSW levels come
+from a fixed seed, so insertion order then fixes the graph and two builds of one atlas
+answer alike). An index of an older format (1, 2: hnswlib's `.hnsw` files) is rebuilt,
 with one line in the log saying so.
 """
 from __future__ import annotations
@@ -58,11 +62,11 @@ import numpy as np
 from ..errors import EmbeddingError
 
 FORMAT = "ohara-lab/ann"
-FORMAT_VERSION = 3  # 3: usearch, with a header and a checksum; 2: hnswlib, one label per distinct vector; 1: per id
-SUFFIX = ".usearch"
+FORMAT_VERSION = 3  # 3: faiss, with a header and checksums; 2: hnswlib, one label per distinct vector; 1: per id
+SUFFIX = ".faiss"
 OLD_SUFFIXES = (".hnsw",)  # graph files of older formats, deleted when the index is rebuilt
 MAGIC = b"OHARAANN"
-HEADER = struct.Struct("<8sIIQQ")  # magic, format version, dim, nodes present, payload bytes
+HEADER = struct.Struct("<8sIIQQ")  # magic, format version, dim, graph nodes, payload bytes
 M = 16  # links per node
 EF_CONSTRUCTION = 200
 
@@ -83,12 +87,13 @@ class OldFormat(Exception):  # noqa: N818
         self.path, self.version = path, version
 
 
-def _usearch() -> Any:
+def _faiss() -> Any:
     try:
-        from usearch.index import Index  # noqa: PLC0415 - optional: the `dense` extra
+        import faiss  # noqa: PLC0415 - optional: the `dense` extra
     except ImportError:
-        raise EmbeddingError("the vector index needs usearch: pip install 'ohara-lab[dense]'") from None
-    return Index
+        raise EmbeddingError("the vector index needs faiss-cpu: pip install 'ohara-lab[dense]'") from None
+    faiss.omp_set_num_threads(1)  # one thread: the graph then depends on insertion order only
+    return faiss
 
 
 def file_stem(directory: Path, model: str) -> Path:
@@ -109,14 +114,17 @@ def vector_keys(matrix: np.ndarray) -> list[str]:
 
 
 def _new_index(dim: int, m: int, ef_construction: int) -> Any:
-    return _usearch()(ndim=dim, metric="ip", dtype="f32", connectivity=m, expansion_add=ef_construction)
+    faiss = _faiss()
+    index = faiss.IndexHNSWFlat(dim, m, faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = ef_construction
+    return index
 
 
 class HnswIndex:
     """One model's HNSW graph over its distinct vectors, with the ids behind each (see the module docstring)."""
 
     live: int  # ids the index answers with
-    live_vectors: int  # distinct vectors, graph nodes present
+    live_vectors: int  # distinct vectors with ids, graph nodes a search may return
 
     def __init__(self, model: str, dim: int, index: Any, keys: list[str], groups: list[list[str]],
                  vectors_version: int, m: int = M, ef_construction: int = EF_CONSTRUCTION):
@@ -126,8 +134,8 @@ class HnswIndex:
         self._count()
         self.vectors_version = vectors_version
         self.m, self.ef_construction = m, ef_construction
-        # One search at a time: the breadth is set on the index before each, and a search with
-        # threads=1 uses usearch's context of thread 0, shared by callers (the HTTP API's threads).
+        # One search or sync at a time: a sync grows the graph and swaps the selector a search reads
+        # (the HTTP API searches from several threads).
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ build, load, save
@@ -173,19 +181,18 @@ class HnswIndex:
             model = str(meta["model"])
         except (KeyError, TypeError, ValueError) as e:
             raise IndexDamaged(meta_path, f"description lacks or garbles {e}") from None
-        if len(groups) != len(keys) or nodes != sum(1 for g in groups if g):
-            raise IndexDamaged(meta_path, f"describes {nodes} nodes but {sum(1 for g in groups if g)} vectors with ids")
+        if len(groups) != len(keys) or nodes != len(keys):
+            raise IndexDamaged(meta_path, f"describes {nodes} nodes but {len(keys)} vectors and {len(groups)} groups")
         payload = _read_verified(graph_path, dim=dim, nodes=nodes, size=size, digest=digest)
+        faiss = _faiss()
         try:
-            index = _usearch().restore(payload)
-        except (RuntimeError, ValueError) as e:
-            raise IndexDamaged(graph_path, f"usearch cannot read it ({e})") from None
-        if index is None or int(index.ndim) != dim or len(index) != nodes:
-            got = "nothing" if index is None else f"{len(index)} nodes of dimension {index.ndim}"
+            stored = np.frombuffer(payload, dtype=np.uint8)
+            index = faiss.deserialize_index(stored) if nodes else _new_index(dim, m, efc)
+        except RuntimeError as e:
+            raise IndexDamaged(graph_path, f"faiss cannot read it ({str(e).splitlines()[0][:120]})") from None
+        if not isinstance(index, faiss.IndexHNSWFlat) or int(index.d) != dim or int(index.ntotal) != nodes:
+            got = f"{int(index.ntotal)} nodes of dimension {int(index.d)} ({type(index).__name__})"
             raise IndexDamaged(graph_path, f"holds {got}, its description says {nodes} of dimension {dim}")
-        present = {int(k) for k in np.asarray(index.keys)} if nodes else set()
-        if present != {i for i, g in enumerate(groups) if g}:
-            raise IndexDamaged(graph_path, "its node keys are not the ones its description has ids for")
         return cls(model, dim, index, keys, groups, vv, m, efc)
 
     def save(self, stem: Path) -> None:
@@ -195,13 +202,14 @@ class HnswIndex:
         record: the pair is then damaged, reported by `check` and rebuilt by `check --fix`.
         """
         stem.parent.mkdir(parents=True, exist_ok=True)
-        payload = bytes(self.index.save()) if self.live_vectors else b""
-        header = HEADER.pack(MAGIC, FORMAT_VERSION, self.dim, self.live_vectors, len(payload))
+        nodes = int(self.index.ntotal)
+        payload = _faiss().serialize_index(self.index).tobytes() if nodes else b""
+        header = HEADER.pack(MAGIC, FORMAT_VERSION, self.dim, nodes, len(payload))
         graph_path = stem.parent / (stem.name + SUFFIX)
         _write_whole(graph_path, header + payload)
-        meta = {"format": FORMAT, "version": FORMAT_VERSION, "library": f"usearch {_version()}",
+        meta = {"format": FORMAT, "version": FORMAT_VERSION, "library": f"faiss-cpu {_version()}",
                 "model": self.model, "dim": self.dim, "m": self.m, "ef_construction": self.ef_construction,
-                "vectors_version": self.vectors_version, "nodes": self.live_vectors,
+                "vectors_version": self.vectors_version, "nodes": nodes,
                 "bytes": HEADER.size + len(payload), "sha256": hashlib.sha256(payload).hexdigest(),
                 "keys": self.keys, "groups": self.groups}
         meta["meta_sha256"] = meta_digest(meta)
@@ -218,24 +226,13 @@ class HnswIndex:
     def _sync(self, ids: list[str], matrix: np.ndarray, vectors_version: int) -> tuple[int, int]:
         keys = vector_keys(matrix)
         before = {node: label for label, group in enumerate(self.groups) for node in group}
-        start = len(self.keys)
         self._add_vectors(keys, matrix)
         groups: list[list[str]] = [[] for _ in self.keys]
-        first_row: dict[int, int] = {}
-        for row, (node, key) in enumerate(zip(ids, keys)):
+        for node, key in zip(ids, keys):
             groups[self.label[key]].append(node)
-            first_row.setdefault(self.label[key], row)
-        back = []
-        for label, group in enumerate(groups):
+        for group in groups:
             group.sort()  # the exact search's tie order
-            held = label < start and bool(self.groups[label])
-            if held and not group:
-                self.index.remove(label)
-            elif label < start and not held and group:
-                back.append(label)  # its vector is back: the same key again
-        if back:
-            rows = np.ascontiguousarray(matrix[[first_row[label] for label in back]], dtype=np.float32)
-            self.index.add(np.asarray(back, dtype=np.uint64), rows, threads=1)
+        # A label whose group empties is no longer returned (see `_count`); one that fills again is.
         self.groups = groups
         self._count()
         self.vectors_version = vectors_version
@@ -252,7 +249,8 @@ class HnswIndex:
             return
         start = len(self.keys)
         rows = np.ascontiguousarray(matrix[list(first.values())], dtype=np.float32)
-        self.index.add(np.arange(start, start + len(first), dtype=np.uint64), rows, threads=1)
+        _faiss()  # one OpenMP thread (set there)
+        self.index.add(rows)  # faiss labels them start, start + 1, … in this order
         self.keys += list(first)
         self.label.update((key, start + i) for i, key in enumerate(first))
 
@@ -261,6 +259,12 @@ class HnswIndex:
         # Counted once per change, not per query (a million labels take ~20 ms to count).
         self.live = sum(len(g) for g in self.groups)
         self.live_vectors = sum(1 for g in self.groups if g)
+        self._selector = None  # every node has ids: search the whole graph
+        if self.live_vectors < len(self.groups):
+            faiss = _faiss()
+            held = np.fromiter((bool(g) for g in self.groups), dtype=bool, count=len(self.groups))
+            self._bitmap = np.packbits(held, bitorder="little")  # kept: faiss's selector points into it
+            self._selector = faiss.IDSelectorBitmap(len(self.groups), faiss.swig_ptr(self._bitmap))
 
     def search(self, query: np.ndarray, k: int, ef: int) -> list[tuple[str, float]]:
         """Top-k (id, cosine), best first, ties broken by id (as the exact search)."""
@@ -271,10 +275,13 @@ class HnswIndex:
             raise EmbeddingError(f"query vector has {q.shape[0]} dimensions, the atlas has {self.dim}")
         # k distinct vectors hold at least k ids, and the best k ids lie among the best k vectors.
         want = min(k, self.live_vectors)
+        params = _faiss().SearchParametersHNSW()
+        params.efSearch = max(ef, want)
+        if self._selector is not None:
+            params.sel = self._selector
         with self._lock:
-            self.index.expansion_search = max(ef, want)
-            found_keys = self.index.search(q, want, threads=1)
-        found = [(node, 1.0 - float(d)) for label, d in zip(found_keys.keys, found_keys.distances)
+            scores, labels = self.index.search(q.reshape(1, -1), want, params=params)
+        found = [(node, float(score)) for label, score in zip(labels[0], scores[0]) if label >= 0
                  for node in self.groups[int(label)]]
         return sorted(found, key=lambda pair: (-pair[1], pair[0]))[:k]
 
@@ -318,6 +325,6 @@ def _write_whole(path: Path, data: bytes) -> None:
 
 def _version() -> str:
     try:
-        return metadata.version("usearch")
+        return metadata.version("faiss-cpu")
     except metadata.PackageNotFoundError:
         return "unknown"

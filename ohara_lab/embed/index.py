@@ -154,7 +154,7 @@ class VectorSearch:
         whose sync did not run) is brought in step by the caller; one at the atlas's version must
         hold exactly its ids, and none may be ahead of it.
         """
-        from .ann import SUFFIX, HnswIndex, IndexDamaged, file_stem  # noqa: PLC0415 - usearch only when needed
+        from .ann import SUFFIX, HnswIndex, IndexDamaged, file_stem  # noqa: PLC0415 - faiss only when needed
 
         assert self.directory is not None
         stem = file_stem(self.directory, model)
@@ -175,7 +175,7 @@ class VectorSearch:
 
     def _graph(self, model: str, count: int, version: int, load: Loader) -> Any:
         """The model's graph, up to date; None when its file is damaged (the caller searches exactly)."""
-        from .ann import HnswIndex, IndexDamaged, OldFormat, file_stem  # noqa: PLC0415 - usearch only when needed
+        from .ann import HnswIndex, IndexDamaged, OldFormat, file_stem  # noqa: PLC0415 - faiss only when needed
 
         if model in self.damaged:
             return None

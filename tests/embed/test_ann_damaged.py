@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("usearch", reason="the HNSW index needs the dense extra: pip install -e '.[dense]'")
+pytest.importorskip("faiss", reason="the HNSW index needs the dense extra: pip install -e '.[dense]'")
 
 from ohara_lab import Atlas  # noqa: E402 - after the skip guard
 from ohara_lab.store.sqlite import SqliteStore  # noqa: E402

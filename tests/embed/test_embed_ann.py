@@ -11,7 +11,7 @@ import logging
 import numpy as np
 import pytest
 
-pytest.importorskip("usearch", reason="the HNSW index needs the dense extra: pip install -e '.[dense]'")
+pytest.importorskip("faiss", reason="the HNSW index needs the dense extra: pip install -e '.[dense]'")
 
 from ohara_lab import Atlas  # noqa: E402 - after the skip guard
 from ohara_lab.embed.ann import FORMAT_VERSION, HnswIndex, IndexDamaged  # noqa: E402
@@ -130,19 +130,23 @@ def test_a_graph_saved_without_its_json_is_not_trusted(tmp_path: Path) -> None:
     (tmp_path / "g.json").write_text(first_json, encoding="utf-8")
     with pytest.raises(IndexDamaged, match="bytes|checksum|header"):
         HnswIndex.load(tmp_path / "g")
-    # The same after a sync that only deleted: the graph's nodes are fewer than the JSON's groups say.
+    # After a sync that only deleted, the graph file is the same (removal is in the JSON's groups):
+    # the older JSON is a consistent older state, which a sync brings in step.
     graph = HnswIndex.build(MODEL, ids, matrix, vectors_version=1)
     graph.save(tmp_path / "h")
     old_json = (tmp_path / "h.json").read_text(encoding="utf-8")
     shared = matrix[0]
     holders = {i for i, score in knn(ids, matrix, shared, 500) if score == pytest.approx(1.0, abs=1e-6)}
     rest = [n for n in ids if n not in holders]
-    graph.sync(rest, matrix[[ids.index(n) for n in rest]], 2)
+    rows = matrix[[ids.index(n) for n in rest]]
+    graph.sync(rest, rows, 2)
     assert not {i for i, _ in graph.search(shared, 10, 64)} & holders
     graph.save(tmp_path / "h")
     (tmp_path / "h.json").write_text(old_json, encoding="utf-8")
-    with pytest.raises(IndexDamaged):
-        HnswIndex.load(tmp_path / "h")
+    stale = HnswIndex.load(tmp_path / "h")
+    assert stale is not None and stale.vectors_version == 1
+    stale.sync(rest, rows, 2)
+    assert not {i for i, _ in stale.search(shared, 10, 64)} & holders
 
 
 def _write_docs(store: SqliteStore, keys: list[str], per_doc: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -164,7 +168,7 @@ def test_graph_is_kept_beside_the_atlas_grows_on_ingest_and_forgets_removed_docu
     vectors = _write_docs(store, ["aa", "bb", "cc"], 250, rng)
     store.sync_vector_index()
     files = sorted(p.name for p in (directory / "ann").iterdir())
-    assert files == ["m_test.json", "m_test.usearch"]
+    assert files == ["m_test.faiss", "m_test.json"]
     assert store._vectors.builds == 1 and MODEL not in store._vec_cache  # the graph holds the vectors
 
     def answers(s: SqliteStore, q: np.ndarray) -> list[str]:
@@ -232,7 +236,7 @@ def test_an_index_of_an_older_format_is_rebuilt(tmp_path: Path) -> None:
 
 
 def test_an_atlas_indexed_by_hnswlib_is_rebuilt_with_one_line(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    """Format 2 (hnswlib: `<model>.hnsw` + JSON version 2) is not read: one log line, then a usearch index."""
+    """Format 2 (hnswlib: `<model>.hnsw` + JSON version 2) is not read: one log line, then a faiss index."""
     rng = np.random.default_rng(8)
     directory = tmp_path / "atlas"
     with SqliteStore(directory, ann_threshold=300, ann_ef=128) as store:
@@ -255,7 +259,7 @@ def test_an_atlas_indexed_by_hnswlib_is_rebuilt_with_one_line(tmp_path: Path, ca
             assert store._vectors.builds == 1
         lines = [r.getMessage() for r in caplog.records if "format" in r.getMessage()]
         assert len(lines) == 1 and "format 2" in lines[0] and "\n" not in lines[0], lines
-    assert sorted(p.name for p in ann.iterdir()) == ["m_test.json", "m_test.usearch"]
+    assert sorted(p.name for p in ann.iterdir()) == ["m_test.faiss", "m_test.json"]
     with SqliteStore(directory, read_only=True, ann_threshold=300, ann_ef=128) as reader:
         assert reader.vector_search(MODEL, vectors[some], 1)[0][0] == some
         assert reader._vectors.builds == 0
