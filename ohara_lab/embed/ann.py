@@ -23,7 +23,7 @@ a score is the cosine. Files, in `<atlas>/ann/`:
     <model>.faiss    HEADER, then faiss's own serialisation of the graph and vectors
     <model>.json     {"format", "version", "library", "model", "dim", "m", "ef_construction",
                       "vectors_version", "nodes", "bytes", "sha256",
-                      "keys": [vector digest of key 0, 1, …],
+                      "keys": [vector digest of label 0, 1, …],
                       "groups": [[ids holding label 0's vector], …], "meta_sha256"}
 
 HEADER is 32 bytes, little-endian: MAGIC (8), format version (u32), dim (u32), graph
