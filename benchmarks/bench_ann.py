@@ -9,7 +9,8 @@ Per library, graph degree M, build breadth ef_construction and search breadth ef
 single-query latency p50/p95 (k = 10, one thread, as the engine asks), recall@10 against the exact
 top 10 of `ohara_lab.embed.index.knn` (measured in the same run, its latency the baseline of the
 speed-up column), index size on disk. "ohara" is the engine's own index
-(`ohara_lab.embed.ann.HnswIndex`: hnswlib over the distinct vectors, duplicates expanded).
+(`ohara_lab.embed.ann.HnswIndex`: faiss-cpu over the distinct vectors, duplicates expanded; hnswlib before
+format 3, so the "ohara" rows of the tables measured before it are hnswlib's).
 
 Recall is given twice. By id: the share of the exact top 10's ids returned. Tie-aware, the
 field's standard (ann-benchmarks: Aumüller, Bernhardsson & Faithfull, "ANN-Benchmarks: A
@@ -28,8 +29,10 @@ from __future__ import annotations
 import argparse
 import csv
 import importlib
+import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -127,6 +130,14 @@ def atlas_data(atlas_dir: str, queries: int, seed: int) -> tuple[np.ndarray, np.
     keep = np.ones(len(matrix), dtype=bool)
     keep[held] = False
     return np.ascontiguousarray(matrix[keep]), np.ascontiguousarray(matrix[held]), f"atlas ({model})"
+
+
+def npz_data(path: str, queries: int, seed: int) -> tuple[np.ndarray, np.ndarray, str]:
+    """Vectors of `benchmarks/minilm_vectors.py`, with its held-out real texts as the questions."""
+    with np.load(path) as f:
+        matrix, real, asked = f["vectors"], int(f["real"]), f["queries"][:queries]
+    label = f"MiniLM ({real:,} real + {len(matrix) - real:,} perturbed)"
+    return np.ascontiguousarray(matrix), np.ascontiguousarray(asked), label
 
 
 def row_ids(n: int) -> list[str]:
@@ -234,7 +245,16 @@ class Usearch(Library):
         return self.index.search(q, K, threads=1).keys.tolist()
 
 
-LIBS = {"hnswlib": (Hnswlib, "hnswlib"), "ohara": (Ohara, "hnswlib"), "faiss-cpu": (Faiss, "faiss"),
+def _version(module: str) -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version({"faiss": "faiss-cpu"}.get(module, module))
+    except metadata.PackageNotFoundError:
+        return "?"
+
+
+LIBS = {"hnswlib": (Hnswlib, "hnswlib"), "ohara": (Ohara, "faiss"), "faiss-cpu": (Faiss, "faiss"),
         "usearch": (Usearch, "usearch")}
 
 
@@ -309,6 +329,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data", nargs="+", default=["uniform", "clustered"], choices=["uniform", "clustered", "boilerplate"])
     parser.add_argument("--ef", type=int, nargs="+", default=[64, 128, 256, 512])
     parser.add_argument("--atlas", default="", help="use this atlas's vectors (held-out rows as queries) instead")
+    parser.add_argument("--vectors", default="", help="use the .npz of benchmarks/minilm_vectors.py instead")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--m", type=int, nargs="+", default=[M], help="graph degrees to try")
@@ -321,11 +342,15 @@ def main(argv: list[str] | None = None) -> None:
                         help="build each index twice and say whether the two answer every query alike")
     parser.add_argument("--stem", default="", help="file name of the table (default: ann, ann-<n>, ann-atlas)")
     args = parser.parse_args(argv)
+    load_before = os.getloadavg()
     rows: list[Row] = []
-    plan = [(n, kind) for n in args.n for kind in args.data] if not args.atlas else [(0, "atlas")]
+    plan = [(0, "atlas")] if args.atlas else [(0, "npz")] if args.vectors else \
+        [(n, kind) for n in args.n for kind in args.data]
     for n, kind in plan:
         if kind == "atlas":
             data, queries, label = atlas_data(args.atlas, args.queries, args.seed)
+        elif kind == "npz":
+            data, queries, label = npz_data(args.vectors, args.queries, args.seed)
         else:
             data, queries = make_data(kind, n, args.queries, args.seed)
             label = kind
@@ -350,12 +375,18 @@ def main(argv: list[str] | None = None) -> None:
         stem = args.stem or ("ann-atlas" if args.atlas else "ann" if args.n == [100_000] else
                              "ann-" + "-".join(map(str, args.n)))
         machine = f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}"
+        load = "/".join(f"{x:.2f}" for x in load_before), "/".join(f"{x:.2f}" for x in os.getloadavg())
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], check=False, cwd=REPO, capture_output=True,
+                                text=True).stdout.strip()
+        versions = ", ".join(f"{name} {_version(LIBS[name][1])}" for name in args.libs)
         (out / f"{stem}.md").write_text(
             f"# Approximate vs exact k-NN\n\n`python benchmarks/bench_ann.py {' '.join(sys.argv[1:])}` on {machine} "
             f"(2 shared cores; build on {args.build_threads} thread(s), queries on 1). k = {K}, {args.queries} "
             f"queries; recall@10 against `ohara_lab.embed.index.knn` in the same run, by id and tie-aware "
             f"(ann-benchmarks: a returned neighbour within ε = {EPSILON:g} of the exact 10th distance counts). "
-            f"\"graph nodes\": the vectors the index holds (\"ohara\" indexes each distinct vector once).\n\n"
+            f"\"graph nodes\": the vectors the index holds (\"ohara\" indexes each distinct vector once). "
+            f"Commit {commit}; {versions}; load average (1/5/15 min, `uptime`) {load[0]} at the start, "
+            f"{load[1]} at the end.\n\n"
             + text + "\n", encoding="utf-8")
         with open(out / f"{stem}.csv", "w", newline="", encoding="utf-8") as fh:
             writer = csv.DictWriter(fh, fieldnames=list(asdict(rows[0])))

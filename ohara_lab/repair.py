@@ -3,7 +3,8 @@
 Repairable: a section without its parent's HAS_CHILD edge, a paragraph or table
 without BELONGS_TO (spec `verify --fix`), derived entity data that drifted from the
 nodes' entity lists (co-occurrence and RELATED_TO counts, entity counts and
-document lists, document rollups), and analytics computed on an older atlas.
+document lists, document rollups), analytics computed on an older atlas, and an ANN
+index that is damaged, of an older format or missing (rebuilt from the atlas's vectors).
 Everything else (missing nodes, a damaged full-text index, entity lists that
 disagree with MENTIONS) needs a re-ingest and is only reported.
 """
@@ -13,6 +14,7 @@ from typing import Any
 
 from .records import Edge, Problem
 
+ANN_CODES = ("ANN_CORRUPT", "ANN_OLD_FORMAT", "ANN_MISSING")
 REDERIVABLE = ("ROLLUP_STALE", "ENTITY_COUNT_MISMATCH", "ENTITY_DOCS_MISMATCH", "RELATED_TO_MISMATCH")
 
 
@@ -40,6 +42,9 @@ def check_atlas(atlas: Any, *, fix: bool = False) -> list[Problem]:
         n = store.rederive_entities()
         fixes.append(Problem("REDERIVED", "fixed", f"re-derived co-occurrence, RELATED_TO, entity counts and"
                                                    f" rollups of {n} documents from their entity lists"))
+    if codes & set(ANN_CODES):
+        fixes += [Problem("ANN_REBUILT", "fixed", f"{model}: rebuilt the ANN index from the atlas's vectors")
+                  for model in store.rebuild_vector_index()]
     if "ANALYTICS_STALE" in codes or (fixes and store.get_meta("analytics")):
         report = atlas.analyze()
         fixes.append(Problem("ANALYTICS_STALE", "fixed", f"re-ran analyze at graph version {report.graph_version}"))

@@ -242,6 +242,10 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
     def sync_vector_index(self) -> None:
         """Nothing to keep in step: see `vector_search`."""
 
+    def rebuild_vector_index(self) -> list[str]:
+        """No index to rebuild: see `vector_search`."""
+        return []
+
     def vector_models(self) -> dict[str, int]:
         # Asked on every query: count once per vectors_version, as `vector_matrix` loads once per version.
         version = self.get_meta("vectors_version", 0)

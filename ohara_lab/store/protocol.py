@@ -208,6 +208,9 @@ class GraphStore(Protocol):
     def sync_vector_index(self) -> None:
         """After writes: bring any approximate vector index in step with the stored vectors (may do nothing)."""
 
+    def rebuild_vector_index(self) -> list[str]:
+        """Rebuild the approximate vector indexes `check` reports (ANN_*); the models rebuilt (`check --fix`)."""
+
     def texts_without_vectors(self, model: str) -> list[tuple[str, str]]:
         """(id, text) of paragraphs and tables that have no vector of `model`."""
 

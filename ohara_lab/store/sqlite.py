@@ -111,7 +111,8 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         self.max_mb = max_mb  # OHARA_ATLAS_MAX_MB: SQLite's max_page_count on the writer
         self._vec_cache: dict[str, tuple[int, list[str], np.ndarray]] = {}
         self._models_cache: tuple[int, dict[str, int]] | None = None
-        self._vectors = VectorSearch(self.directory / "ann", ann_threshold, ann_ef, writable=not read_only)
+        self._vectors = VectorSearch(self.directory / "ann", ann_threshold, ann_ef, writable=not read_only,
+                                     dim_of=self._vector_dim)
         self.created = False
         self._local = threading.local()  # read-only: one connection per thread
         # Weak: a reader thread's connection goes (and closes) with its thread; close() closes the living ones.
@@ -630,6 +631,20 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             if self._vectors.approximate(count):
                 self._vec_cache.pop(model, None)  # the graph holds these vectors; the matrix need not stay
 
+    def rebuild_vector_index(self) -> list[str]:
+        """Build afresh every HNSW graph `check` finds damaged, of an older format or missing (`check --fix`)."""
+        if self.read_only:
+            return []
+        version = self.get_meta("vectors_version", 0)
+        models = sorted({model for model, _ in self._vectors.findings(self.vector_models(), version)})
+        for model in models:
+            self._vectors.rebuild(model, version, lambda m=model: self._read_vectors(m))  # type: ignore[misc]
+        return models
+
+    def _vector_dim(self, model: str) -> int:
+        row = self._q("SELECT dim FROM vectors WHERE model=? LIMIT 1", (model,))
+        return int(row[0][0]) if row else 0
+
     def vector_matrix(self, model: str) -> tuple[list[str], np.ndarray]:
         version = self.get_meta("vectors_version", 0)
         cached = self._vec_cache.get(model)
@@ -807,7 +822,8 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
 
     def check(self) -> list[Problem]:
         with self.snapshot() as c:
-            return run_checks(c)
+            problems = run_checks(c)
+        return problems + self._vectors.check(self.vector_models(), self.get_meta("vectors_version", 0))
 
 
 class _LinkView:

@@ -6,14 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import json
+import logging
 
 import numpy as np
 import pytest
 
-pytest.importorskip("hnswlib", reason="the HNSW index needs the dense extra: pip install -e '.[dense]'")
+pytest.importorskip("faiss", reason="the HNSW index needs the dense extra: pip install -e '.[dense]'")
 
 from ohara_lab import Atlas  # noqa: E402 - after the skip guard
-from ohara_lab.embed.ann import FORMAT_VERSION, HnswIndex  # noqa: E402
+from ohara_lab.embed.ann import FORMAT_VERSION, HnswIndex, IndexDamaged  # noqa: E402
 from ohara_lab.embed.index import knn  # noqa: E402
 from ohara_lab.store.sqlite import SqliteStore  # noqa: E402
 from tests.store.builders import make_graph  # noqa: E402
@@ -117,18 +118,20 @@ def test_a_shared_vector_leaves_the_graph_with_its_last_id(tmp_path: Path) -> No
     assert [i for i, _ in loaded.search(shared, 10, 64)] == holders[:10]
 
 
-def test_a_graph_saved_without_its_json_is_rebuilt_or_brought_in_step(tmp_path: Path) -> None:
+def test_a_graph_saved_without_its_json_is_not_trusted(tmp_path: Path) -> None:
     rng = np.random.default_rng(6)
     ids, matrix = _with_duplicates(rng)
     graph = HnswIndex.build(MODEL, ids[:2000], matrix[:2000], vectors_version=1)
     graph.save(tmp_path / "g")
     first_json = (tmp_path / "g.json").read_text(encoding="utf-8")
-    # A crash after the graph was renamed and before its JSON was: the graph has labels the JSON lacks.
+    # A crash after the graph was renamed and before its JSON was: the graph has nodes the JSON lacks.
     graph.sync(ids, matrix, 2)
     graph.save(tmp_path / "g")
     (tmp_path / "g.json").write_text(first_json, encoding="utf-8")
-    assert HnswIndex.load(tmp_path / "g") is None  # rebuilt, not trusted
-    # The same after a sync that only deleted: the marks in the graph are newer than the JSON's groups.
+    with pytest.raises(IndexDamaged, match="bytes|checksum|header"):
+        HnswIndex.load(tmp_path / "g")
+    # After a sync that only deleted, the graph file is the same (removal is in the JSON's groups):
+    # the older JSON is a consistent older state, which a sync brings in step.
     graph = HnswIndex.build(MODEL, ids, matrix, vectors_version=1)
     graph.save(tmp_path / "h")
     old_json = (tmp_path / "h.json").read_text(encoding="utf-8")
@@ -137,11 +140,12 @@ def test_a_graph_saved_without_its_json_is_rebuilt_or_brought_in_step(tmp_path: 
     rest = [n for n in ids if n not in holders]
     rows = matrix[[ids.index(n) for n in rest]]
     graph.sync(rest, rows, 2)
+    assert not {i for i, _ in graph.search(shared, 10, 64)} & holders
     graph.save(tmp_path / "h")
     (tmp_path / "h.json").write_text(old_json, encoding="utf-8")
     stale = HnswIndex.load(tmp_path / "h")
     assert stale is not None and stale.vectors_version == 1
-    stale.sync(rest, rows, 2)  # marks the shared vector deleted again: no error
+    stale.sync(rest, rows, 2)
     assert not {i for i, _ in stale.search(shared, 10, 64)} & holders
 
 
@@ -164,7 +168,7 @@ def test_graph_is_kept_beside_the_atlas_grows_on_ingest_and_forgets_removed_docu
     vectors = _write_docs(store, ["aa", "bb", "cc"], 250, rng)
     store.sync_vector_index()
     files = sorted(p.name for p in (directory / "ann").iterdir())
-    assert files == ["m_test.hnsw", "m_test.json"]
+    assert files == ["m_test.faiss", "m_test.json"]
     assert store._vectors.builds == 1 and MODEL not in store._vec_cache  # the graph holds the vectors
 
     def answers(s: SqliteStore, q: np.ndarray) -> list[str]:
@@ -196,7 +200,8 @@ def test_graph_is_kept_beside_the_atlas_grows_on_ingest_and_forgets_removed_docu
         assert atlas.remove([_doc_id(atlas, "bb")]) == 1
     gone = [i for i in vectors if i.startswith("paragraphs/bb-")]
     with SqliteStore(directory, read_only=True, ann_threshold=500, ann_ef=128) as reader:
-        graph = reader._vectors._graph(MODEL, reader.get_meta("vectors_version", 0), lambda: reader._read_vectors(MODEL))
+        graph = reader._vectors._graph(MODEL, reader.vector_models()[MODEL], reader.get_meta("vectors_version", 0),
+                                       lambda: reader._read_vectors(MODEL))
         assert reader._vectors.builds == 0 and graph.live == 3 * 250 + 100 - 250
         assert len(gone) >= 20  # the removed document's vectors, else the loop below checks nothing
         for node in gone[:20]:
@@ -229,6 +234,36 @@ def test_an_index_of_an_older_format_is_rebuilt(tmp_path: Path) -> None:
     with SqliteStore(directory, read_only=True, ann_threshold=300, ann_ef=128) as reader:
         reader.vector_search(MODEL, vectors[some], 1)
         assert reader._vectors.builds == 0  # the rebuilt file is loaded as it is
+
+
+def test_an_atlas_indexed_by_hnswlib_is_rebuilt_with_one_line(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Format 2 (hnswlib: `<model>.hnsw` + JSON version 2) is not read: one log line, then a faiss index."""
+    rng = np.random.default_rng(8)
+    directory = tmp_path / "atlas"
+    with SqliteStore(directory, ann_threshold=300, ann_ef=128) as store:
+        vectors = _write_docs(store, ["aa", "bb"], 200, rng)
+    ann = directory / "ann"
+    ann.mkdir()
+    # What format 2 wrote (hnswlib's own bytes are never opened, so any bytes stand for them).
+    (ann / "m_test.hnsw").write_bytes(b"\x00" * 4096)
+    (ann / "m_test.json").write_text(json.dumps({"format": "ohara-lab/ann", "version": 2, "library": "hnswlib 0.8.0",
+                                                 "model": MODEL, "dim": DIM, "m": 16, "ef_construction": 200,
+                                                 "vectors_version": 1, "keys": [], "groups": []}), encoding="utf-8")
+    with Atlas.open(directory, embedder="none", llm="offline", ann_threshold=300, read_only=True) as atlas:
+        assert [p.code for p in atlas.check() if p.code.startswith("ANN")] == ["ANN_OLD_FORMAT"]
+    caplog.set_level(logging.INFO)
+    some = next(iter(vectors))
+    for read_only in (True, False):  # read-only: rebuilt in memory; writable: rebuilt and saved
+        caplog.clear()
+        with SqliteStore(directory, read_only=read_only, ann_threshold=300, ann_ef=128) as store:
+            assert store.vector_search(MODEL, vectors[some], 1)[0][0] == some
+            assert store._vectors.builds == 1
+        lines = [r.getMessage() for r in caplog.records if "format" in r.getMessage()]
+        assert len(lines) == 1 and "format 2" in lines[0] and "\n" not in lines[0], lines
+    assert sorted(p.name for p in ann.iterdir()) == ["m_test.faiss", "m_test.json"]
+    with SqliteStore(directory, read_only=True, ann_threshold=300, ann_ef=128) as reader:
+        assert reader.vector_search(MODEL, vectors[some], 1)[0][0] == some
+        assert reader._vectors.builds == 0
 
 
 def _doc_id(atlas: Atlas, key: str) -> str:
