@@ -245,7 +245,7 @@ class Atlas:
         if usage:
             out["llm_usage"] = usage
         out["entity_noise"] = self._entity_noise()
-        directory = getattr(self.store, "directory", None)
+        directory = self.store.directory
         if directory is not None:
             from .entities.ner_cache import cache_stats  # noqa: PLC0415
 

@@ -77,7 +77,7 @@ class Ingestor:
         s = self.settings
         # The cache lives in the atlas directory; a database URL has none, so it extracts every time.
         return cached_extractor(get_extractor(s.ner, s.ner_max_chars, s.ner_processes),
-                                getattr(self.store, "directory", None), s.ner_cache_entries, s.ner_max_chars)
+                                self.store.directory, s.ner_cache_entries, s.ner_max_chars)
 
     @cached_property
     def embedder(self) -> Any:

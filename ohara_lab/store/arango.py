@@ -58,6 +58,7 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
         self.client = client
         self.location = location
         self.created = False  # a database is made by its administrator, never by an open
+        self.directory = None  # a server's database: no folder here for caches beside it
         self.evergreen_threshold = evergreen_threshold
         self.wait_for_search_sync = wait_for_search_sync
         self._vec_cache: dict[str, tuple[Any, list[str], np.ndarray]] = {}

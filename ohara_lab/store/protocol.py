@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -139,6 +140,10 @@ class GraphStore(Protocol):
 
     location: str
     created: bool  # this open made the atlas (a new SQLite file); `discard` may then take it back
+
+    @property
+    def directory(self) -> Path | None:
+        """The atlas's folder on this machine (caches live beside it: NER); None for a server's database."""
 
     # ---- write side -------------------------------------------------------
     def write_document(self, graph: DocumentGraph, *, replaces: Iterable[str] = (),

@@ -55,7 +55,8 @@ def test_the_first_full_disk_write_stops_the_ingest(tmp_path, samples_atlas_dir)
     with Atlas.open(tmp_path / "atlas", **OFFLINE) as atlas, Atlas.open(samples_atlas_dir, **OFFLINE) as ref:
         again = atlas.ingest([src], progress=False)  # room again: the run resumes where it stopped
         assert [o.status for o in again.outcomes] == ["skipped"] * done + ["ingested"] * (len(files) - done)
-        assert atlas.stats() == ref.stats()
+        ner = "ner_cache"  # its hit counters differ by design: the resumed run read its cache
+        assert {k: v for k, v in atlas.stats().items() if k != ner} == {k: v for k, v in ref.stats().items() if k != ner}
         assert _edges(atlas) == _edges(ref)
 
 
