@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -157,6 +158,10 @@ class CachedExtractor:
 def cached_extractor(extractor: Any, directory: str | Path | None, max_entries: int, max_chars: int) -> Any:
     """`extractor` behind the cache in `directory` (an atlas directory), or as it is when there is none."""
     if directory is None or max_entries <= 0:
+        return extractor
+    if not os.access(directory, os.W_OK):
+        # A read-only atlas (a read-only mount, a folder this user may not write) takes no ingest, so there
+        # is nothing to cache, and the store's own one-line refusal is what the user should read.
         return extractor
     try:
         cache = NerCache(Path(directory) / CACHE_FILE, max_entries)
