@@ -167,14 +167,13 @@ class Engine:
         """Ask the atlas's probes and their unanswerable twins under `settings` (features only, no decision).
         Offline, and none of the steps after the tiers (the features are read before them): a profile of 200
         queries must not spend LLM calls nor fill the speculative cache the user never asked for."""
-        quiet = settings.override(abstain="features", llm="offline", speculative_rag=False, self_rag_verify=False,
-                                  integrity_llm_verify=False, rerank=False)
+        quiet = settings.override(abstain="features", llm="offline")
         version = self.store.graph_version()
 
         def run(question: str, left_out: frozenset[str]) -> tuple[dict[str, float | None], list[str]]:
             state = self.start(question, None, quiet, left_out)
             self.retrieve(state)
-            result = self.finish(state)
+            result = self.finish(state, after_tiers=False)
             found = result.answerability
             texts = [result.views[f.id].content for f in result.results[:5] if f.id in result.views]
             return (dict(found.features) if found is not None else {}), texts
@@ -261,8 +260,9 @@ class Engine:
         with clock("structural"):
             state.hits["structural"] = _admitted(structural(state, self.store, s), state)
 
-    def finish(self, state: QueryState) -> RetrievalResult:
-        """Fusion, temporal prior, tiers, the `after_tiers` extensions and views over the hits the state holds."""
+    def finish(self, state: QueryState, *, after_tiers: bool = True) -> RetrievalResult:
+        """Fusion, temporal prior, tiers, the `after_tiers` extensions (unless `after_tiers` is False) and views
+        over the hits the state holds."""
         settings, clock, timings = state.settings, state.clock, state.timings
         with clock("fusion"):
             weights = phase_weights(settings, state.query.mode)
@@ -285,10 +285,11 @@ class Engine:
                                  dict(state.skipped), settings.to_dict(), answerability,
                                  AsOf(settings.as_of, len(state.excluded), list(state.undated))
                                  if settings.as_of else None, state.community_context)
-        for step in self.extensions.after_tiers:  # they read the views (passage text) and may add nodes
+        steps = self.extensions.after_tiers if after_tiers else []
+        for step in steps:  # they read the views (passage text) and may add nodes
             with clock(step.label):
                 step.run(result, state)
-        if self.extensions.after_tiers:
+        if steps:
             with clock("views"):
                 result.views.update(self._views(result.results, result.tiers, known=result.views.keys()))
         timings["total"] = sum(v for k, v in timings.items() if k != "total")
