@@ -7,9 +7,9 @@
 
 Per library, graph degree M, build breadth ef_construction and search breadth ef: build time,
 single-query latency p50/p95 (k = 10, one thread, as the engine asks), recall@10 against the exact
-top 10 of `ohara_lab.embed.index.knn` (measured in the same run, its latency the baseline of the
+top 10 of `ohara_lab.store.vectors.knn` (measured in the same run, its latency the baseline of the
 speed-up column), index size on disk. "ohara" is the engine's own index
-(`ohara_lab.embed.ann.HnswIndex`: faiss-cpu over the distinct vectors, duplicates expanded; hnswlib before
+(`ohara_lab.store.ann.HnswIndex`: faiss-cpu over the distinct vectors, duplicates expanded; hnswlib before
 format 3, so the "ohara" rows of the tables measured before it are hnswlib's).
 
 Recall is given twice. By id: the share of the exact top 10's ids returned. Tie-aware, the
@@ -45,8 +45,8 @@ REPO = Path(__file__).resolve().parents[1]
 DIM = 384  # all-MiniLM-L6-v2
 K = 10
 EPSILON = 1e-3  # ann-benchmarks' distance slack for the tie-aware recall
-M = 16  # graph degree (--m), the same for every library; ohara_lab.embed.ann builds with its own M
-EF_CONSTRUCTION = 200  # --ef-construction; ohara_lab.embed.ann builds with 200
+M = 16  # graph degree (--m), the same for every library; ohara_lab.store.ann builds with its own M
+EF_CONSTRUCTION = 200  # --ef-construction; ohara_lab.store.ann builds with 200
 
 
 @dataclass
@@ -146,7 +146,7 @@ def row_ids(n: int) -> list[str]:
 
 
 def exact_top(data: np.ndarray, queries: np.ndarray) -> tuple[Truth, list[float]]:
-    from ohara_lab.embed.index import knn
+    from ohara_lab.store.vectors import knn
 
     ids = row_ids(len(data))
     truth, times = Truth([], []), []
@@ -199,7 +199,7 @@ class Ohara(Library):
     name = "ohara"
 
     def build(self, data: np.ndarray, path: Path) -> None:
-        from ohara_lab.embed.ann import HnswIndex
+        from ohara_lab.store.ann import HnswIndex
 
         self.index = HnswIndex.build("bench", row_ids(len(data)), data, 1, self.m, self.ef_construction)
         self.index.save(path)
@@ -382,7 +382,7 @@ def main(argv: list[str] | None = None) -> None:
         (out / f"{stem}.md").write_text(
             f"# Approximate vs exact k-NN\n\n`python benchmarks/bench_ann.py {' '.join(sys.argv[1:])}` on {machine} "
             f"(2 shared cores; build on {args.build_threads} thread(s), queries on 1). k = {K}, {args.queries} "
-            f"queries; recall@10 against `ohara_lab.embed.index.knn` in the same run, by id and tie-aware "
+            f"queries; recall@10 against `ohara_lab.store.vectors.knn` in the same run, by id and tie-aware "
             f"(ann-benchmarks: a returned neighbour within ε = {EPSILON:g} of the exact 10th distance counts). "
             f"\"graph nodes\": the vectors the index holds (\"ohara\" indexes each distinct vector once). "
             f"Commit {commit}; {versions}; load average (1/5/15 min, `uptime`) {load[0]} at the start, "

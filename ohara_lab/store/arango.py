@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from ..embed.index import knn
 from ..errors import StoreError
 from ..ids import split_id
+from .vectors import knn
 
 try:
     from arango import ArangoClient

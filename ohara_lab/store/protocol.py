@@ -208,7 +208,7 @@ class GraphStore(Protocol):
 
     def vector_search(self, model: str, query: np.ndarray, k: int) -> list[tuple[str, float]]:
         """Top-k (node id, cosine) of `model`'s vectors, best first, ties by id; exact below
-        `OHARA_ANN_THRESHOLD` vectors, approximate (HNSW, `ohara_lab.embed.ann`) where a backend keeps one."""
+        `OHARA_ANN_THRESHOLD` vectors, approximate (HNSW, `ohara_lab.store.ann`) where a backend keeps one."""
 
     def sync_vector_index(self) -> None:
         """After writes: bring any approximate vector index in step with the stored vectors (may do nothing)."""

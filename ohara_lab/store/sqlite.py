@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from ..embed.index import VectorSearch
 from ..errors import DiskFullError, StoreError
 from ..ids import split_id
 from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, Problem, utc_now
@@ -37,6 +36,7 @@ from .protocol import DuplicateDocument, Linker, Overlap
 from .sqlite_check import run_checks
 from .sqlite_curation import SqliteCurationMixin
 from .sqlite_search import SqliteSearchMixin
+from .vectors import VectorSearch
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_S = 60.0

@@ -12,7 +12,7 @@ One graph node per *distinct* vector. Identical vectors (boilerplate paragraphs:
 and cut the graph into pieces a search cannot leave; indexed once each, recall@10 on those
 real vectors goes from 0.90 to 1.00 at the same ef (`eval/scale/ann-atlas.md`). A node's
 label stands for the sorted ids holding its vector; a search expands them and orders the
-result by (−cosine, id), as `ohara_lab.embed.index.knn` breaks ties, so the ids chosen among
+result by (−cosine, id), as `ohara_lab.store.vectors.knn` breaks ties, so the ids chosen among
 equal scores are the exact search's.
 
 Library: faiss-cpu's `IndexHNSWFlat` (a wheel on every platform, no compiler; chosen over

@@ -4,12 +4,12 @@ Exact: the matrix (float32, rows L2-normalised) is loaded once per atlas version
 and model and kept in memory; a query is one matrix-vector product (linear in
 the atlas: `eval/scale/ann.md` has it at 100k x 384 on this machine).
 Above `OHARA_ANN_THRESHOLD` vectors of a model, `VectorSearch` answers from an
-HNSW graph persisted beside the atlas (`ohara_lab.embed.ann`) instead, and the
+HNSW graph persisted beside the atlas (`ohara_lab.store.ann`) instead, and the
 matrix is not kept: the graph holds the vectors. `VectorSearch` is the one
 switch; stores call it from `vector_search`, `sync_vector_index`, `check` and
 `rebuild_vector_index`.
 
-A graph file that fails verification on open (`ohara_lab.embed.ann.IndexDamaged`: size,
+A graph file that fails verification on open (`ohara_lab.store.ann.IndexDamaged`: size,
 header, checksum, node count or dimension against its description, id count or dimension
 against the atlas) is never used: one warning names it, queries of that model are answered
 exactly (the same answers, slower), writes leave it alone, `check` reports it (ANN_CORRUPT)
@@ -150,7 +150,7 @@ class VectorSearch:
     def _open(self, model: str, count: int, version: int) -> Any:
         """The graph saved for `model`, verified against the atlas too; None when there is none.
 
-        Raises OldFormat or IndexDamaged (`ohara_lab.embed.ann`). A graph behind the atlas (a write
+        Raises OldFormat or IndexDamaged (`ohara_lab.store.ann`). A graph behind the atlas (a write
         whose sync did not run) is brought in step by the caller; one at the atlas's version must
         hold exactly its ids, and none may be ahead of it.
         """

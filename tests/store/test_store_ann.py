@@ -14,8 +14,8 @@ import pytest
 pytest.importorskip("faiss", reason="the HNSW index needs the dense extra: pip install -e '.[dense]'")
 
 from ohara_lab import Atlas  # noqa: E402 - after the skip guard
-from ohara_lab.embed.ann import FORMAT_VERSION, HnswIndex, IndexDamaged  # noqa: E402
-from ohara_lab.embed.index import knn  # noqa: E402
+from ohara_lab.store.ann import FORMAT_VERSION, HnswIndex, IndexDamaged  # noqa: E402
+from ohara_lab.store.vectors import knn  # noqa: E402
 from ohara_lab.store.sqlite import SqliteStore  # noqa: E402
 from tests.store.builders import make_graph  # noqa: E402
 
