@@ -9,6 +9,7 @@ allowlisted one passes, an allowlist entry that no longer matches an import fail
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 import textwrap
 from copy import deepcopy
@@ -63,6 +64,16 @@ def test_the_contracts_are_the_ones_the_docs_name() -> None:
 def test_the_package_keeps_the_contract(contract_id: str) -> None:
     # An allowlisted import that is gone fails here too ("unmatched ignore import"): delete its line.
     assert _lint(PYPROJECT, contract_id), f"contract {contract_id!r} broken: see the report above"
+
+
+def test_the_docs_draw_the_layers_of_the_contract() -> None:
+    """docs/architecture.md's layer table lists the contract's layers, in order, with the same siblings."""
+    doc = (PYPROJECT.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = doc.split("## Layers", 1)[1].split("###", 1)[0]
+    rows = [line.split("|") for line in table.splitlines() if re.match(r"\| \d+ \|", line)]
+    drawn = [re.findall(r"`(\w+)`", "|".join(row[2:-2])) for row in rows]
+    declared = [re.findall(r"ohara_lab\.(\w+)", layer) for layer in CONTRACTS["layers"]["layers"]]
+    assert drawn == declared
 
 
 # One new import per row, each one the rule exists to stop.
