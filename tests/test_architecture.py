@@ -149,3 +149,34 @@ def test_the_checker_on_a_package_of_its_own(tmp_path: Path, monkeypatch: pytest
 
     bad.unlink()  # the violation is fixed, its allowlist entry stays: stale, so it fails
     assert not _lint(_toy(tmp_path, package, ignore=allowed))
+
+
+# ------------------------------------------------------ the counting of benchmarks/architecture_counts.py
+def _counts_module(monkeypatch: pytest.MonkeyPatch) -> Any:
+    import importlib.util
+
+    path = PYPROJECT.parent / "benchmarks" / "architecture_counts.py"
+    spec = importlib.util.spec_from_file_location("architecture_counts", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)  # its dataclass looks its module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_layering_counts_the_fewest_arrows_pointing_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    counts = _counts_module(monkeypatch)
+    # a -> b -> c -> a is one loop: one arrow must point up, whichever it is; d sits on top of it.
+    # e <-> f is a second loop and needs one more; g imports nothing.
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"f"}, "f": {"e"}, "g": set()}
+    lay = counts.layering(graph)
+    assert len(lay.upward) == 2
+    assert sorted(map(sorted, lay.cycles)) == [["a", "b", "c"], ["e", "f"]]
+    # whichever arrow of the loop points up, the other two stack a, b, c in three layers
+    assert sorted(lay.layers[v] for v in "abc") == [0, 1, 2]
+    assert lay.layers["d"] == lay.layers["a"] + 1 and {lay.layers["e"], lay.layers["f"]} == {0, 1}
+    assert lay.layers["g"] == 0 and lay.depth == max(3, lay.layers["d"] + 1)
+    # the greedy fallback for large loops gives an order with the same count here
+    order = counts._order_greedy(["a", "b", "c"], graph)
+    assert sorted(order) == ["a", "b", "c"]
+    assert sum(order.index(w) > order.index(v) for v in order for w in graph[v]) == 1
