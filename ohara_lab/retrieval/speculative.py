@@ -29,10 +29,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import fields
 from typing import Any
 
-from ..retrieval.engine import Engine
-from ..retrieval.result import RetrievalResult
-from ..retrieval.state import QueryState
 from ..settings import Settings
+from .engine import Engine
+from .result import RetrievalResult
+from .state import QueryState
 
 log = logging.getLogger(__name__)
 
