@@ -17,6 +17,7 @@ that fails is forgotten and the query simply runs.
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
@@ -102,10 +103,8 @@ class SpeculativeCache:
         with self._lock:
             pending = list(self._entries.values())
         for future in pending:
-            try:
+            with contextlib.suppress(Exception):  # a failed warm-up is reported by lookup, not here
                 future.result()
-            except Exception:  # noqa: BLE001 - reported by lookup, not here
-                pass
 
 
 class SpeculativeQueries:

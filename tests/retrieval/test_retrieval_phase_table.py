@@ -3,6 +3,7 @@
 Each test fails when a phase is declared in one place only: in the table and not in the engine, the
 settings or the docs, or the other way round; and when code spells a phase name the table does not know.
 """
+
 from __future__ import annotations
 
 import ast
@@ -61,7 +62,8 @@ def test_every_phase_weight_setting_is_in_the_table_and_the_other_way_round():
 def test_the_original_profile_sets_the_tables_weights_and_no_other_phase_weight():
     phase_fields = {p.weight for p in PHASE_TABLE}
     assert {k: v for k, v in ORIGINAL_PROFILE.items() if k in phase_fields} == {
-        p.weight: p.original_weight for p in PHASE_TABLE if p.original_weight is not None}
+        p.weight: p.original_weight for p in PHASE_TABLE if p.original_weight is not None
+    }
     original = Settings.from_env(env={"OHARA_PROFILE": "original"})
     for p in PHASE_TABLE:
         want = p.default_weight if p.original_weight is None else p.original_weight
@@ -94,13 +96,23 @@ def _phase_literals(tree: ast.AST) -> list[tuple[int, str]]:
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
             if name == "Hit" and len(node.args) >= 3:
                 arg = node.args[2]
-            elif name in ("Contribution", "best") and node.args:
+            elif (
+                name in ("Contribution", "best")
+                and node.args
+                or (
+                    name == "get"
+                    and isinstance(func, ast.Attribute)
+                    and isinstance(func.value, ast.Attribute)
+                    and func.value.attr == "hits"
+                    and node.args
+                )
+            ):
                 arg = node.args[0]
-            elif (name == "get" and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute)
-                  and func.value.attr == "hits" and node.args):
-                arg = node.args[0]
-        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
-                node.value.attr in ("hits", "skipped"):
+        elif (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Attribute)
+            and node.value.attr in ("hits", "skipped")
+        ):
             arg = node.slice
         if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
             found.append((node.lineno, arg.value))
