@@ -102,7 +102,7 @@ def test_history_block_and_day_range():
 # --------------------------------------------------------------------------- switchable steps, offline
 
 
-def test_reasoning_subqueries_add_fulltext_rows_only_when_switched_on(offline):
+def test_reasoning_subqueries_add_bm25_rows_only_when_switched_on(offline):
     def subquery_rows(result):
         return [c.via["subquery"] for f in result.fused for c in f.contributions if c.via.get("subquery")]
 
