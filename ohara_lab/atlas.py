@@ -285,9 +285,9 @@ class Atlas:
     def engine(self) -> Any:
         """The retrieval engine, with the LLM steps registered and the speculative cache composed around it."""
         if self._engine is None:
-            from .llm.speculative import SpeculativeQueries  # noqa: PLC0415
             from .llm.steps import register_llm_steps  # noqa: PLC0415
             from .retrieval.engine import Engine  # noqa: PLC0415
+            from .retrieval.speculative import SpeculativeQueries  # noqa: PLC0415
 
             engine = Engine(self.store, self.settings)
             register_llm_steps(engine, self.settings)

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .errors import SettingsError
+from .phase_table import PHASE_TABLE
 from .redact import MASK, redact
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -408,9 +409,10 @@ class Settings:
 # defaults (chosen by the written procedure in refs/tuning.md); `original` is the spec's engine (§3.8
 # weights, max-normalisation, the corroboration rule), kept one switch away so every table in
 # refs/reproduction.md can be regenerated: OHARA_PROFILE=original, or `atlas.query(q, profile="original")`.
+# The phases' weights come from the phase table (`PhaseSpec.original_weight`; None: the profile leaves it alone).
 ORIGINAL_PROFILE: dict[str, Any] = {
-    "normalisation": "max", "bm25_weight": 1.0, "sumo_weight": 0.4, "entity_pivot_weight": 0.6,
-    "struct_weight": 0.3, "cross_doc_weight": 0.4, "vector_weight": 0.5, "ppr_weight": 0.0, "bridge_weight": 0.0,
+    "normalisation": "max",
+    **{p.weight: p.original_weight for p in PHASE_TABLE if p.original_weight is not None},
     "principal_min_families": 2, "abstain": "rule",
     "adamic_adar": False,  # the original's boost never applied (spec §3.6 [BUG]); its numbers are without it
 }

@@ -6,7 +6,8 @@ The README is the first ten minutes; the reference lives in `docs/`. This file f
 * a public `Atlas` method is missing from `docs/python.md`, its row's parameters differ from the
   method's, or it has neither a CLI command that calls it nor a written exemption below;
 * the generated parts (`docs/settings.md`: every setting of `describe()`; `docs/cli.md`: every
-  command's `--help`) are stale (regenerate: `cog -r docs/settings.md docs/cli.md`);
+  command's `--help`; `docs/engine.md`: the phase table) are stale (regenerate:
+  `cog -r docs/settings.md docs/cli.md docs/engine.md`);
 * an `OHARA_` name in README.md or `docs/` is neither a setting nor a variable read where the
   settings page says;
 * a relative link in README.md or `docs/*.md` points at nothing; README.md passes 250 lines;
@@ -32,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
-GENERATED = ["docs/settings.md", "docs/cli.md"]  # cog blocks inside
+GENERATED = ["docs/settings.md", "docs/cli.md", "docs/engine.md"]  # cog blocks inside
 README_MAX_LINES = 250
 
 # Public `Atlas` methods with no CLI command, and why (a gap nobody wrote down fails the test).
@@ -203,7 +204,8 @@ def test_the_python_reference_gives_each_method_its_parameters():
 
 
 def test_generated_reference_is_current():
-    """docs/settings.md holds every setting of describe() and docs/cli.md every command's --help, through cog."""
+    """docs/settings.md holds every setting of describe(), docs/cli.md every command's --help and docs/engine.md
+    the phase table, through cog."""
     cogapp = pytest.importorskip("cogapp", reason="cogapp (in [test]) regenerates the docs")
     status = cogapp.Cog().main(["cog", "--check", "--diff", "--check-fail-msg", "run: cog -r " + " ".join(GENERATED),
                                 *(str(ROOT / page) for page in GENERATED)])

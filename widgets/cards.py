@@ -11,16 +11,14 @@ from collections.abc import Iterable
 from typing import Any
 
 from ohara_lab.ids import split_id
+from ohara_lab.phase_table import PHASE_TABLE
 from ohara_lab.render import shorten
 
 from .html import chips, esc
 
 SNIPPET_CHARS = 420
 CONTEXT_CHARS = 160  # paragraph text shown on each side of a cited span
-PHASE_NAMES = {
-    "fulltext": "BM25", "sumo": "SUMO", "entity_pivot": "entity", "cross_doc_edge": "cross-doc",
-    "structural": "structure", "vector": "vector",
-}
+PHASE_NAMES = {p.name: p.badge for p in PHASE_TABLE}  # a phase's badge text
 _VIA_KEYS = ("matched_tags", "shared_entities", "edge_verb", "relation", "hops", "from", "seed_document")
 
 

@@ -33,9 +33,9 @@ def _text(row: dict[str, Any]) -> str:
 
 
 def reasoning_subqueries(state: QueryState, store: GraphStore) -> None:
-    """An `after_bm25` step: append sub-query BM25 rows as `fulltext` hits."""
+    """An `after_bm25` step: append sub-query BM25 rows as `bm25` hits."""
     s = state.settings
-    found = state.hits.get("fulltext") or []
+    found = state.hits.get("bm25") or []
     if not s.reasoning_rag or not found or s.reasoning_subquery_limit <= 0:
         return
     passages = [_text(r)[:PASSAGE_CHARS] for r in state.seeds[:PASSAGES] if _text(r).strip()]
@@ -56,6 +56,6 @@ def reasoning_subqueries(state: QueryState, store: GraphStore) -> None:
                                      exclude_documents=state.excluded):
             if row.id not in seen:
                 seen.add(row.id)
-                found.append(Hit(row.id, row.document_id, "fulltext", row.score,
+                found.append(Hit(row.id, row.document_id, "bm25", row.score,
                                  {"collection": row.collection, "subquery": sub}))
-    state.hits["fulltext"] = found
+    state.hits["bm25"] = found

@@ -4,12 +4,12 @@ Each tool returns engine `Hit` rows under the phase whose family it belongs to, 
 the agent's findings are fused, tiered and explained like the engine's, and a node
 two tools reach is corroborated by two signal families:
 
-* ``bm25``          phase 1 on the agent's hint (or the question)          -> fulltext
+* ``bm25``          phase 1 on the agent's hint (or the question)          -> bm25
 * ``entity_pivot``  phase 2 seeded by the BM25 rows found so far, else by
                     the best rows found by any tool                        -> entity_pivot
 * ``cross_doc``     one SIMILAR_TO hop from *every* document found so far
                     (phase 1c starts only from the top BM25 documents);
-                    score ``w · (0.5 + 0.5·shared/|slugs|)`` as in phase 1c  -> cross_doc_edge
+                    score ``w · (0.5 + 0.5·shared/|slugs|)`` as in phase 1c  -> cross_doc
 * ``structural``    two structural hops from the best node found so far,
                     score 1/hops as in phase 3                             -> structural
 
@@ -59,7 +59,7 @@ def bm25_tool(ctx: ToolContext, hint: str | None) -> list[Hit]:
 
 
 def entity_pivot_tool(ctx: ToolContext, hint: str | None) -> list[Hit]:
-    from_bm25 = [f.id for f in ctx.ranked if "fulltext" in f.sources]
+    from_bm25 = [f.id for f in ctx.ranked if "bm25" in f.sources]
     seeds = (from_bm25 or [f.id for f in ctx.ranked])[:SEED_COUNT]
     ctx.state.seeds = ctx.rows(seeds)
     return entity_pivot(ctx.state, ctx.store, ctx.settings)

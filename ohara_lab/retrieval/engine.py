@@ -11,6 +11,7 @@
                     OHARA_ANSWERS_SAME), cluster (1f, with OHARA_CLUSTER_RETRIEVAL),
                     ppr (the graph walk, seeded by 1d), bridge (a second hop
                     from the entities of the best passages so far)
+                    (names, weights, gates, feeds: ohara_lab/phase_table.py)
     communities     the communities of the query's entities (community_context)  graph_analytics.py
     toc             phase 0b: the `toc_selector` extension picks sections  phases/toc.py
     structural      phase 3 from the top BM25 node and those sections     phases/structural.py
@@ -44,6 +45,7 @@ from typing import Any
 
 from ..analytics.lookup import Analytics
 from ..errors import AnswerabilityError, EmbeddingError
+from ..phase_table import PHASE
 from ..settings import Settings
 from ..store.protocol import GraphStore
 from ..timing import Timer
@@ -81,13 +83,16 @@ QUERY_VECTOR_CACHE = 1024  # query vectors kept per engine (oldest dropped first
 
 @dataclass(frozen=True)
 class Phase:
-    """One signal family's phase: `family` keys its hits, weight and corroboration; `step` names its timing;
-    `feeds`: later phases that read what it leaves in the state (it runs for them even at weight 0)."""
+    """How the engine runs one phase of `phase_table.PHASE_TABLE`; its `name` keys its hits, weight,
+    corroboration and timing."""
 
-    family: str
-    step: str
+    name: str
     run: Callable[[Engine, QueryState], list[Hit]]
-    feeds: tuple[str, ...] = ()
+
+    @property
+    def feeds(self) -> tuple[str, ...]:
+        """Later phases that read what it leaves in the state (it runs for them even at weight 0)."""
+        return PHASE[self.name].feeds
 
 
 class Engine:
@@ -241,15 +246,15 @@ class Engine:
         s, clock = state.settings, state.clock
         weights = phase_weights(s, state.query.mode)
         with clock("bm25"):
-            state.hits["fulltext"] = bm25(state, self.store, s)
+            state.hits["bm25"] = bm25(state, self.store, s)
         for step in self.extensions.after_bm25:
             with clock(step.label):
                 step.run(state, self.store)
         for phase in PHASES:
             needed = any(weights.get(f, 0.0) != 0.0 for f in phase.feeds)
-            if needed or not self._skip_zero(state, phase.family, weights):
-                with clock(phase.step):
-                    state.hits[phase.family] = _admitted(phase.run(self, state), state)
+            if needed or not self._skip_zero(state, phase.name, weights):
+                with clock(phase.name):
+                    state.hits[phase.name] = _admitted(phase.run(self, state), state)
         if state.analytics is not None and s.community:
             with clock("communities"):
                 state.community_context = community_context(state)
@@ -428,13 +433,15 @@ def _path(section_id: str | None, sections: dict[str, dict[str, Any]]) -> list[s
 
 
 # The signal-family phases between phase 1 and TOC guidance, in the order they run. A zero weight skips one.
+# `bm25` runs before them (it seeds the rest) and `structural` after TOC guidance (`Engine.retrieve`).
 PHASES: tuple[Phase, ...] = (
-    Phase("sumo", "sumo", lambda e, st: sumo(st, e.store, st.settings, e.ontology)),
-    Phase("entity_pivot", "entity_pivot", lambda e, st: entity_pivot(st, e.store, st.settings)),
-    Phase("cross_doc_edge", "cross_doc", lambda e, st: cross_doc(st, e.store, st.settings)),
-    Phase("vector", "vector", lambda e, st: e.vector_phase(st), feeds=("ppr",)),
-    Phase("answers_same", "answers_same", lambda e, st: answers_same(st, e.store, st.settings)),
-    Phase("cluster_summary", "cluster", lambda e, st: clusters(st, e.store, st.settings)),
-    Phase("ppr", "ppr", lambda e, st: ppr(st, e.store, st.settings, e.passage_graph())),
-    Phase("bridge", "bridge", lambda e, st: bridge(st, e.store, st.settings)),
+    Phase("sumo", lambda e, st: sumo(st, e.store, st.settings, e.ontology)),
+    Phase("entity_pivot", lambda e, st: entity_pivot(st, e.store, st.settings)),
+    Phase("cross_doc", lambda e, st: cross_doc(st, e.store, st.settings)),
+    Phase("vector", lambda e, st: e.vector_phase(st)),
+    Phase("answers_same", lambda e, st: answers_same(st, e.store, st.settings)),
+    Phase("cluster", lambda e, st: clusters(st, e.store, st.settings)),
+    Phase("ppr", lambda e, st: ppr(st, e.store, st.settings, e.passage_graph())),
+    Phase("bridge", lambda e, st: bridge(st, e.store, st.settings)),
 )
+RUN_ORDER: tuple[str, ...] = ("bm25", *(p.name for p in PHASES), "structural")  # every phase, as `retrieve` runs them

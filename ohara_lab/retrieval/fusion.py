@@ -12,29 +12,21 @@ fusion replaces the normalised score by 1 / (k + rank). Every term is kept as a
 from __future__ import annotations
 
 from ..errors import UsageError
+from ..phase_table import MODES, PHASE_TABLE
 from ..settings import Settings
 from .hits import PHASES, Contribution, Fused, Hit
 from .normalise import normaliser
 
-# The spec's query-mode rows (§3.8); the graph walk and the bridge hop are not in the spec: they
-# follow their seed, the vector phase.
+# The spec's query-mode rows (§3.8), one multiplier per phase (`phase_table`: the graph walk and the
+# bridge hop are not in the spec: they follow their seed, the vector phase).
 MODE_MULTIPLIERS: dict[str, dict[str, float]] = {
-    "factoid": {"fulltext": 1.0, "sumo": 0.8, "entity_pivot": 0.7, "structural": 0.6, "cross_doc_edge": 0.5,
-                "vector": 0.8, "answers_same": 0.4, "ppr": 0.8, "bridge": 0.8, "cluster_summary": 0.2},
-    "synthesis": {"fulltext": 0.6, "sumo": 1.0, "entity_pivot": 0.8, "structural": 0.4, "cross_doc_edge": 0.8,
-                  "vector": 1.0, "answers_same": 0.8, "ppr": 1.0, "bridge": 1.0, "cluster_summary": 1.2},
-    "exploratory": {"fulltext": 0.7, "sumo": 0.9, "entity_pivot": 1.2, "structural": 0.5, "cross_doc_edge": 1.2,
-                    "vector": 0.9, "answers_same": 1.0, "ppr": 0.9, "bridge": 0.9, "cluster_summary": 0.8},
-}
+    mode: {p.name: p.modes[i] for p in PHASE_TABLE} for i, mode in enumerate(MODES)}
 
 
 def base_weights(settings: Settings) -> dict[str, float]:
-    return {"fulltext": settings.bm25_weight, "sumo": settings.sumo_weight,
-            "entity_pivot": settings.entity_pivot_weight, "cross_doc_edge": settings.cross_doc_weight,
-            "structural": settings.struct_weight, "vector": settings.vector_weight,
-            "answers_same": settings.answers_same_weight if settings.answers_same else 0.0,
-            "ppr": settings.ppr_weight, "bridge": settings.bridge_weight,
-            "cluster_summary": settings.cluster_weight if settings.cluster_retrieval else 0.0}
+    """Each phase's weight setting (`PhaseSpec.weight`), 0 while its gate setting is off."""
+    return {p.name: getattr(settings, p.weight) if p.gate is None or getattr(settings, p.gate) else 0.0
+            for p in PHASE_TABLE}
 
 
 def phase_weights(settings: Settings, mode: str) -> dict[str, float]:

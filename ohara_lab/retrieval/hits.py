@@ -4,11 +4,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-# Signal families in fusion order: the original's (spec §3.8), then the graph walk and the bridge hop, then
-# cluster retrieval (1f; last, so that a query without it sums its terms in the same order as before).
-# Temporal is a prior, not a family.
-PHASES = ("fulltext", "sumo", "entity_pivot", "cross_doc_edge", "structural", "vector", "answers_same", "ppr",
-          "bridge", "cluster_summary")
+from ..phase_table import PHASE_NAMES
+
+# Signal families in fusion order, one per phase of `phase_table.PHASE_TABLE`. Temporal is a prior, not a family.
+PHASES = PHASE_NAMES
 
 
 @dataclass
@@ -59,7 +58,7 @@ class Fused:
 
     def edge(self) -> dict[str, Any]:
         """Edge verb / summary / hops of the cross-document contribution, if any."""
-        c = self.best("cross_doc_edge")
+        c = self.best("cross_doc")
         return {k: c.via.get(k) for k in ("edge_verb", "edge_summary", "hops")} if c else {}
 
     def to_dict(self) -> dict[str, Any]:

@@ -8,6 +8,7 @@ document_id, edge_verb, edge_summary, score, and stopped_reason) and
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -199,21 +200,28 @@ class RetrievalResult:
 
 
 def _why(phase: str, via: dict[str, Any]) -> str:
-    if phase == "cross_doc_edge":
-        return f"; via SIMILAR_TO '{via.get('edge_verb')}' from {via.get('seed_document')} ({via.get('hops')} hop)"
-    if phase == "structural":
-        return f"; {via.get('hops')} hop(s) from {via.get('from')} over {via.get('relation')}"
-    if phase == "sumo":
-        return f"; tags {', '.join(via.get('matched_tags', []))}"
-    if phase == "entity_pivot":
-        aa = via.get("adamic_adar")
-        return (f"; mentions {', '.join(via.get('shared_entities', []))}"
-                + (f" (communities {', '.join(map(str, via['communities']))})" if via.get("communities") else "")
-                + (f"; Adamic–Adar +{aa['boost']:.4f}: {aa['entity']} ~ {aa['query_entity']} ({aa['score']:.2f})"
-                   if aa else ""))
-    if phase == "cluster_summary":
-        return f"; cluster {via.get('cluster')} ({', '.join(via.get('cluster_terms', []))})"
-    return ""
+    """What `explain()` adds after a contribution of `phase`: the evidence its hit carries."""
+    says = WHY.get(phase)
+    return says(via) if says else ""
+
+
+def _entity_pivot_why(via: dict[str, Any]) -> str:
+    aa = via.get("adamic_adar")
+    return (f"; mentions {', '.join(via.get('shared_entities', []))}"
+            + (f" (communities {', '.join(map(str, via['communities']))})" if via.get("communities") else "")
+            + (f"; Adamic–Adar +{aa['boost']:.4f}: {aa['entity']} ~ {aa['query_entity']} ({aa['score']:.2f})"
+               if aa else ""))
+
+
+# The phases (`phase_table` names) whose hits carry evidence `explain()` spells out.
+WHY: dict[str, Callable[[dict[str, Any]], str]] = {
+    "cross_doc": lambda via: (f"; via SIMILAR_TO '{via.get('edge_verb')}' from {via.get('seed_document')} "
+                              f"({via.get('hops')} hop)"),
+    "structural": lambda via: f"; {via.get('hops')} hop(s) from {via.get('from')} over {via.get('relation')}",
+    "sumo": lambda via: f"; tags {', '.join(via.get('matched_tags', []))}",
+    "entity_pivot": _entity_pivot_why,
+    "cluster": lambda via: f"; cluster {via.get('cluster')} ({', '.join(via.get('cluster_terms', []))})",
+}
 
 
 def _jsonable(d: dict[str, Any]) -> dict[str, Any]:

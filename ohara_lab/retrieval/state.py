@@ -62,4 +62,4 @@ class QueryState:
         return list(dict.fromkeys(out))
 
     def seed_documents(self, n: int = SEED_COUNT) -> list[str]:
-        return list(dict.fromkeys(h.document_id for h in self.hits.get("fulltext", [])[:n]))
+        return list(dict.fromkeys(h.document_id for h in self.hits.get("bm25", [])[:n]))

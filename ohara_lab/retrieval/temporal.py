@@ -103,7 +103,7 @@ def apply_prior(fused: list[Fused], docs: dict[str, dict[str, Any]], intent: str
         if entry.id in protected:
             entry.temporal_reason = "principal_immune"
             continue
-        lexical = entry.best("fulltext")
+        lexical = entry.best("bm25")
         if lexical is not None and lexical.normalised >= settings.temporal_gate_floor:
             entry.temporal_reason = "lexical_shield"
             continue

@@ -41,7 +41,7 @@ class FrontierItem:
     edge_summary: str | None
     score: float
     hops: int
-    source: str = "cross_doc_edge"
+    source: str = "cross_doc"
     seed_document: str | None = None
 
 
@@ -104,7 +104,7 @@ def is_corroborated(entry: Fused, settings: Settings) -> bool:
         return False
     if settings.principal_require_multi_doc:
         docs = {c.document_id for c in entry.contributions if c.score > 0}
-        return len(docs) >= 2 or "cross_doc_edge" in entry.families
+        return len(docs) >= 2 or "cross_doc" in entry.families
     return True
 
 
@@ -135,7 +135,7 @@ def integrity(chosen: list[Fused], fused: list[Fused], store: GraphStore, settin
                                    [{"phase": "structural_verify", "score": 1.0, "raw_score": 1.0, "from": n.start,
                                      "relation": n.relation}]))
     for f in fused:
-        c = f.best("cross_doc_edge")
+        c = f.best("cross_doc")
         if f.id not in taken and c is not None and c.raw_score >= settings.integrity_weight_min:
             taken.add(f.id)
             items.append(_item(f, "cross_doc"))

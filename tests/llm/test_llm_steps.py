@@ -7,7 +7,7 @@ import pytest
 from gemini_stub import error_reply
 from standin import faithful_model, gemini_atlas, ingested_samples, offline_atlas
 from ohara_lab.llm.query_plan import LLMTocSelector, day_range, history_block
-from ohara_lab.llm.speculative import cache_key
+from ohara_lab.retrieval.speculative import cache_key
 
 MODEL = "gemini:gemini-2.5-flash-lite"
 QUESTION = "Which licence superseded the GNU General Public License version 2 and what did it add?"
@@ -102,7 +102,7 @@ def test_history_block_and_day_range():
 # --------------------------------------------------------------------------- switchable steps, offline
 
 
-def test_reasoning_subqueries_add_fulltext_rows_only_when_switched_on(offline):
+def test_reasoning_subqueries_add_bm25_rows_only_when_switched_on(offline):
     def subquery_rows(result):
         return [c.via["subquery"] for f in result.fused for c in f.contributions if c.via.get("subquery")]
 

@@ -27,7 +27,7 @@ def test_offline_agent_finds_corroborated_evidence_and_explains_it(atlas):
     # Found things, tiered: Principal nodes were reached by two tools, and say so.
     assert result.tiers.principal
     for row in d["tiers"]["principal"]:
-        assert {c["phase"] for c in row["contributions"]} == {"fulltext", "entity_pivot"}
+        assert {c["phase"] for c in row["contributions"]} == {"bm25", "entity_pivot"}
         assert row["agent_tools"] == ["bm25", "entity_pivot"]
     assert all(row["contributions"] and row["agent_tool"] for row in d["results"])
     assert "entity_pivot" in result.explain(result.tiers.principal[0].id)

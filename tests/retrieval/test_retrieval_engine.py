@@ -44,14 +44,14 @@ def test_graph_phases_corroborate_nodes_bm25_found(samples_atlas):
     q = "Free Software Foundation copyleft licence for software"
     on = samples_atlas.query(q, profile="original")
     off = samples_atlas.query(q, profile="original", many_angle=False)
-    bm25_ids = {f.id for f in on.fused if "fulltext" in f.sources}
+    bm25_ids = {f.id for f in on.fused if "bm25" in f.sources}
 
     def shared_with_bm25(result):
         return sum(1 for f in result.fused if f.id in bm25_ids and len(f.families) >= 2)
     assert shared_with_bm25(on) > shared_with_bm25(off)
     for f in off.fused:
-        graph = {"sumo", "entity_pivot", "cross_doc_edge", "structural"} & f.families
-        assert not (graph and "fulltext" in f.families), f.id
+        graph = {"sumo", "entity_pivot", "cross_doc", "structural"} & f.families
+        assert not (graph and "bm25" in f.families), f.id
 
 
 def test_to_dict_contract_and_json(samples_atlas):
@@ -92,7 +92,7 @@ def test_weights_override_per_call(samples_atlas):
     base = samples_atlas.query("patent licence grant", profile="original")
     bm25_only = samples_atlas.query("patent licence grant", profile="original", sumo_weight=0, entity_pivot_weight=0, cross_doc_weight=0,
                                     struct_weight=0)
-    assert all(f.sources == ["fulltext"] for f in bm25_only.fused)
+    assert all(f.sources == ["bm25"] for f in bm25_only.fused)
     assert bm25_only.tiers.principal == []  # one family can corroborate nothing
     assert len(base.fused) > len(bm25_only.fused)
 

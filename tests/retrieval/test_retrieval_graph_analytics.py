@@ -132,20 +132,20 @@ def test_cluster_retrieval_offers_the_centroid_paragraphs_of_clusters_the_query_
             expected.setdefault(pid, score)
 
     result = atlas.query(q, cluster_retrieval=True)
-    got = {f.id: f.best("cluster_summary") for f in result.fused if f.best("cluster_summary")}
+    got = {f.id: f.best("cluster") for f in result.fused if f.best("cluster")}
     assert {k: c.raw_score for k, c in got.items()} == pytest.approx(expected)
     assert all(look.cluster_of(pid) == c.via["cluster"] for pid, c in got.items())
-    assert "cluster" in result.steps and result.weights["cluster_summary"] == pytest.approx(0.6 * 1.2)
+    assert "cluster" in result.steps and result.weights["cluster"] == pytest.approx(0.6 * 1.2)
 
     factoid = atlas.query("who wrote " + " ".join(biggest["terms"][:3]), cluster_retrieval=True)
-    assert "factoid" in factoid.skipped["cluster_summary"] and "cluster" in factoid.steps
-    assert atlas.query(q).skipped["cluster_summary"] == "weight is 0"
+    assert "factoid" in factoid.skipped["cluster"] and "cluster" in factoid.steps
+    assert atlas.query(q).skipped["cluster"] == "weight is 0"
 
 
 def test_cluster_retrieval_before_analyze_says_so(fresh_copy):
     with Atlas.open(fresh_copy, **OFFLINE) as atlas:
         result = atlas.query("an overview of the library license", cluster_retrieval=True)
-        assert "ohara analyze" in result.skipped["cluster_summary"] and result.community_context == []
+        assert "ohara analyze" in result.skipped["cluster"] and result.community_context == []
 
 
 def test_explorer_offers_co_cited_and_same_community_paragraphs(atlas):

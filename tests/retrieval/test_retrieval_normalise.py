@@ -36,10 +36,10 @@ def test_unknown_normalisation_names_the_known_ones():
 def test_minmax_fusion_lets_a_narrow_dense_band_decide_against_max():
     # Dense cosines 0.80 / 0.78, BM25 10 / 30: max-normalised BM25 decides; min-max lets dense weigh in.
     hits = {"vector": [Hit("p/a", "d", "vector", 0.80), Hit("p/b", "d", "vector", 0.78)],
-            "fulltext": [Hit("p/a", "d", "fulltext", 10.0), Hit("p/b", "d", "fulltext", 30.0)]}
-    weights = {"vector": 0.7, "fulltext": 0.3}
+            "bm25": [Hit("p/a", "d", "bm25", 10.0), Hit("p/b", "d", "bm25", 30.0)]}
+    weights = {"vector": 0.7, "bm25": 0.3}
     assert [f.id for f in fuse(hits, weights, "max")] == ["p/b", "p/a"]
     assert [f.id for f in fuse(hits, weights, "minmax")] == ["p/a", "p/b"]
     top = fuse(hits, weights, "minmax")[0]
     assert top.score == pytest.approx(0.7) and {c.phase: c.normalised for c in top.contributions} == \
-        {"vector": 1.0, "fulltext": 0.0}
+        {"vector": 1.0, "bm25": 0.0}

@@ -88,10 +88,10 @@ def test_without_vectors_the_walk_resets_from_bm25_and_says_so():
     store = GraphRows(ROWS, meta={"synonymy": {"threshold": 0.8}})
     graph = build_passage_graph(store)
     state = _state("Carol", {})
-    state.hits["fulltext"] = [Hit("paragraphs/c-1", "documents/c", "fulltext", 5.0),
-                              Hit("sections/c-0", "documents/c", "fulltext", 9.0)]
+    state.hits["bm25"] = [Hit("paragraphs/c-1", "documents/c", "bm25", 5.0),
+                              Hit("sections/c-0", "documents/c", "bm25", 9.0)]
     hits = ppr(state, store, state.settings, graph)
-    assert hits and hits[0].via["resets_from"] == "fulltext" and "synonymy" not in state.skipped
+    assert hits and hits[0].via["resets_from"] == "bm25" and "synonymy" not in state.skipped
 
 
 def test_nothing_to_walk_from_is_a_skip_with_the_reason():

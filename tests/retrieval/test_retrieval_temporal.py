@@ -44,7 +44,7 @@ def test_no_date_and_future_dates():
 def _entry(nid, score, bm25_norm=None):
     contribs = []
     if bm25_norm is not None:
-        contribs.append(Contribution("fulltext", bm25_norm, bm25_norm * 10, bm25_norm, 1.0, "d/1"))
+        contribs.append(Contribution("bm25", bm25_norm, bm25_norm * 10, bm25_norm, 1.0, "d/1"))
     return Fused(nid, "d/1", score, contribs)
 
 
@@ -56,6 +56,6 @@ def test_guards_principal_immunity_lexical_shield_and_ordering():
     assert got["a"] == (0.0, "lexical_shield")
     assert got["b"] == (0.0, "principal_immune")
     assert got["c"][0] == pytest.approx(0.2 * math.exp(-0.01), abs=1e-6)
-    assert c.families == {"fulltext"}  # the prior never becomes a signal family
+    assert c.families == {"bm25"}  # the prior never becomes a signal family
     out = apply_prior([_entry("d", 0.3)], docs, "ordering", {}, S, protected=set(), today=TODAY)
     assert out[0].temporal == 0.0

@@ -19,9 +19,9 @@ def test_floor_by_hand():
 
 def test_principal_needs_two_distinct_families():
     s = Settings(principal_score_pctl=0.0, principal_limit=5, principal_min_families=2)  # the original rule
-    twice_one_phase = entry("a", 0.9, ["fulltext", "fulltext"])
-    two_families = entry("b", 0.8, ["fulltext", "vector"])
-    zero_weight = Fused("c", "d/1", 0.7, [Contribution("fulltext", 0.5, 1, 1, 1, "d/1"),
+    twice_one_phase = entry("a", 0.9, ["bm25", "bm25"])
+    two_families = entry("b", 0.8, ["bm25", "vector"])
+    zero_weight = Fused("c", "d/1", 0.7, [Contribution("bm25", 0.5, 1, 1, 1, "d/1"),
                                           Contribution("sumo", 0.0, 1, 1, 0.0, "d/1")])
     chosen, _ = principal([twice_one_phase, two_families, zero_weight], s)
     assert [f.id for f in chosen] == ["b"]
@@ -29,14 +29,14 @@ def test_principal_needs_two_distinct_families():
 
 def test_principal_floor_limit_and_multi_doc():
     s = Settings(principal_score_pctl=0.5, principal_limit=1)
-    es = [entry("a", 0.9, ["fulltext", "vector"]), entry("b", 0.8, ["fulltext", "sumo"]),
-          entry("c", 0.2, ["fulltext", "sumo"]), entry("d", 0.1, ["vector"])]
+    es = [entry("a", 0.9, ["bm25", "vector"]), entry("b", 0.8, ["bm25", "sumo"]),
+          entry("c", 0.2, ["bm25", "sumo"]), entry("d", 0.1, ["vector"])]
     chosen, floor = principal(es, s)
     assert floor == 0.8 and [f.id for f in chosen] == ["a"]
     multi = s.override(principal_require_multi_doc=True, principal_limit=5, principal_score_pctl=0.0)
-    assert not is_corroborated(entry("x", 1, ["fulltext", "vector"]), multi)
-    assert is_corroborated(entry("y", 1, ["fulltext", "vector"], ["d/1", "d/2"]), multi)
-    assert is_corroborated(entry("z", 1, ["fulltext", "cross_doc_edge"]), multi)
+    assert not is_corroborated(entry("x", 1, ["bm25", "vector"]), multi)
+    assert is_corroborated(entry("y", 1, ["bm25", "vector"], ["d/1", "d/2"]), multi)
+    assert is_corroborated(entry("z", 1, ["bm25", "cross_doc"]), multi)
 
 
 def test_empty_fused_list_abstains():

@@ -129,7 +129,7 @@ def bm25_relative(state: QueryState, store: GraphStore) -> float | None:
     """BM25 top-1 over the query's highest attainable score Σ idf·(k1+1): the share of the query one row matches."""
     if not state.query.keywords:
         return None
-    hits = state.hits.get("fulltext") or []
+    hits = state.hits.get("bm25") or []
     ceiling = store.bm25_max_score(state.query.keywords) if hits else 0.0
     return min(1.0, hits[0].score / ceiling) if hits and ceiling > 0 else 0.0
 

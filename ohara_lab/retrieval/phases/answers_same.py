@@ -19,7 +19,7 @@ SCORE = 0.7
 
 
 def answers_same(state: QueryState, store: GraphStore, settings: Settings) -> list[Hit]:
-    seeds = [h.id for h in state.hits.get("fulltext", [])[:SEED_COUNT] if h.id.startswith("paragraphs/")]
+    seeds = [h.id for h in state.hits.get("bm25", [])[:SEED_COUNT] if h.id.startswith("paragraphs/")]
     rows = store.answers_same(seeds) if seeds else []
     if not rows:
         state.skipped["answers_same"] = ("no ANSWERS_SAME edges from the top BM25 paragraphs (they are made at "

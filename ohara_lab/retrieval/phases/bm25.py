@@ -21,7 +21,7 @@ def bm25(state: QueryState, store: GraphStore, settings: Settings) -> list[Hit]:
     date_from, date_to = strict_dates(state, settings)
     rows = store.bm25_search(state.query.keywords, 2 * state.limit, date_from=date_from, date_to=date_to,
                              exclude_documents=state.excluded)
-    hits = [Hit(r.id, r.document_id, "fulltext", r.score, {"collection": r.collection}) for r in rows]
+    hits = [Hit(r.id, r.document_id, "bm25", r.score, {"collection": r.collection}) for r in rows]
     top = [h.id for h in hits[:SEED_COUNT]]
     nodes = store.get_nodes(top)
     state.seeds = [nodes[i] for i in top if i in nodes]

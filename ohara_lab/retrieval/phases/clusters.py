@@ -25,15 +25,15 @@ SHOWN_TERMS = 5
 
 def clusters(state: QueryState, store: GraphStore, settings: Settings) -> list[Hit]:
     if state.query.mode not in MODES:
-        state.skipped["cluster_summary"] = f"a {state.query.mode} query (phase 1f serves synthesis and exploratory ones)"
+        state.skipped["cluster"] = f"a {state.query.mode} query (phase 1f serves synthesis and exploratory ones)"
         return []
     analytics = state.analytics
     if analytics is None:
-        state.skipped["cluster_summary"] = "no stored analytics (run `ohara analyze`)"
+        state.skipped["cluster"] = "no stored analytics (run `ohara analyze`)"
         return []
     matched = analytics.cluster_hits(state.query.keywords, state.limit)
     if not matched:
-        state.skipped["cluster_summary"] = "no cluster's terms contain a query keyword"
+        state.skipped["cluster"] = "no cluster's terms contain a query keyword"
         return []
     seen = set() if settings.many_angle else state.seen()
     picked: dict[str, tuple[int, float]] = {}
@@ -46,7 +46,7 @@ def clusters(state: QueryState, store: GraphStore, settings: Settings) -> list[H
     for pid, (cid, score) in picked.items():
         if pid in docs:  # a paragraph deleted since the analytics ran is not offered
             info = analytics.cluster(cid) or {}
-            hits.append(Hit(pid, docs[pid].get("document_id", ""), "cluster_summary", score,
+            hits.append(Hit(pid, docs[pid].get("document_id", ""), "cluster", score,
                             {"cluster": cid, "cluster_terms": list(info.get("terms", []))[:SHOWN_TERMS],
                              "cluster_size": info.get("size", 0)}))
     return hits

@@ -27,7 +27,7 @@ def cross_doc(state: QueryState, store: GraphStore, settings: Settings) -> list[
     links = store.similar_documents(seeds, settings.cross_doc_expand_depth, min_weight=MIN_EDGE_WEIGHT,
                                     tags=state.seed_tags())
     slugs = state.seed_slugs()
-    seen = set() if settings.many_angle else state.seen("fulltext", "sumo")
+    seen = set() if settings.many_angle else state.seen("bm25", "sumo")
     best: dict[str, Hit] = {}
     reached: dict[str, Any] = {}
     for link in sorted(links, key=lambda l: (l.hops, -l.weight, l.document_id)):
@@ -48,6 +48,6 @@ def cross_doc(state: QueryState, store: GraphStore, settings: Settings) -> list[
 def link_hit(link: Any, row: Any, slugs: list[str]) -> Hit:
     """A paragraph reached over a SIMILAR_TO link: the link's weight, raised by the seed entities it shares."""
     share = len(set(row.shared)) / len(slugs) if slugs else 0.0
-    return Hit(row.id, row.document_id, "cross_doc_edge", link.weight * (0.5 + 0.5 * share),
+    return Hit(row.id, row.document_id, "cross_doc", link.weight * (0.5 + 0.5 * share),
                {"seed_document": link.seed, "edge_verb": link.verb, "edge_summary": link.summary,
                 "hops": link.hops, "shared_entities": row.shared})

@@ -36,15 +36,15 @@ SHOWN_SEEDS = 5
 
 def first_pass(state: QueryState, settings: Settings) -> tuple[dict[str, float], str]:
     """Candidate passages with their first-pass scores, and which signal they come from."""
-    bm25 = [h for h in state.hits.get("fulltext", []) if not h.id.startswith("sections/")]
+    bm25 = [h for h in state.hits.get("bm25", []) if not h.id.startswith("sections/")]
     lexical = {h.id: h.score for h in bm25[: settings.ppr_candidates]}
     if not state.dense:
-        return lexical, "fulltext"
+        return lexical, "bm25"
     dense = dict(list(state.dense.items())[: settings.ppr_candidates])
     beta = settings.ppr_first_pass_bm25
     if beta <= 0 or not lexical:
         return dense, "vector"
-    return convex(dense, lexical, beta), "vector+fulltext"
+    return convex(dense, lexical, beta), "vector+bm25"
 
 
 def convex(dense: dict[str, float], lexical: dict[str, float], beta: float) -> dict[str, float]:

@@ -16,7 +16,7 @@ from ..state import QueryState
 
 def structural(state: QueryState, store: GraphStore, settings: Settings) -> list[Hit]:
     starts: list[tuple[str, bool]] = []
-    bm25 = state.hits.get("fulltext", [])
+    bm25 = state.hits.get("bm25", [])
     if bm25:
         starts.append((bm25[0].id, False))
     starts += [(s, True) for s in state.toc_sections if not bm25 or s != bm25[0].id]

@@ -54,6 +54,6 @@ def sumo(state: QueryState, store: GraphStore, settings: Settings, ontology: Any
     rows = store.tag_overlap(weights, state.limit, types=state.query.hint_types, type_weight=TYPE_WEIGHT,
                              norm=float(max(len(exact) + len(anc), 1)))
     if not settings.many_angle:
-        seen = state.seen("fulltext")
+        seen = state.seen("bm25")
         rows = [r for r in rows if r.id not in seen]
     return [Hit(r.id, r.document_id, "sumo", r.score, {"matched_tags": r.matched}) for r in rows if r.score > 0]

@@ -36,7 +36,7 @@ def lexical_selector(query: str, tree: list[dict[str, Any]]) -> list[str]:
 
 
 def toc_guidance(state: QueryState, store: GraphStore, settings: Settings, selector: Selector = lexical_selector) -> list[str]:
-    if not settings.toc_guidance or state.query.input_type == "keyword" or not state.hits.get("fulltext"):
+    if not settings.toc_guidance or state.query.input_type == "keyword" or not state.hits.get("bm25"):
         return []
     docs = state.seed_documents(SEED_DOCS)
     tree = [{"id": s["id"], "title": s["title"], "level": s["level"], "summary": s.get("summary")}

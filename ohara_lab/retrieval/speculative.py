@@ -17,6 +17,7 @@ that fails is forgotten and the query simply runs.
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
@@ -29,10 +30,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import fields
 from typing import Any
 
-from ..retrieval.engine import Engine
-from ..retrieval.result import RetrievalResult
-from ..retrieval.state import QueryState
 from ..settings import Settings
+from .engine import Engine
+from .result import RetrievalResult
+from .state import QueryState
 
 log = logging.getLogger(__name__)
 
@@ -102,10 +103,8 @@ class SpeculativeCache:
         with self._lock:
             pending = list(self._entries.values())
         for future in pending:
-            try:
+            with contextlib.suppress(Exception):  # a failed warm-up is reported by lookup, not here
                 future.result()
-            except Exception:  # noqa: BLE001 - reported by lookup, not here
-                pass
 
 
 class SpeculativeQueries:
