@@ -1,5 +1,6 @@
 """Types at the seams (issue 29): a store parameter is a `GraphStore`, never `Any`; the `Atlas` facade says
 what it returns; `serve/` and the widgets read the atlas through the facade, never through `atlas.store`."""
+
 from __future__ import annotations
 
 import ast
@@ -9,8 +10,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # Modules the WriteSet change (issue 29, point 1) is rewriting: they may keep `store: Any` until it lands.
 WRITESET_OWNED = {
-    "ohara_lab/store/common.py", "ohara_lab/store/sqlite.py", "ohara_lab/store/arango_write.py",
-    "ohara_lab/ingest/write.py", "ohara_lab/ingest/pipeline.py", "ohara_lab/ingest/rollup.py",
+    "ohara_lab/store/common.py",
+    "ohara_lab/store/sqlite.py",
+    "ohara_lab/store/arango_write.py",
+    "ohara_lab/ingest/write.py",
+    "ohara_lab/ingest/pipeline.py",
+    "ohara_lab/ingest/rollup.py",
     "ohara_lab/ingest/linking.py",
 }
 FACADE_ONLY = [ROOT / "ohara_lab" / "serve", ROOT / "widgets"]
@@ -22,8 +27,10 @@ def _mentions_any(annotation: ast.expr | None) -> bool:
         return False
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
         return _mentions_any(ast.parse(annotation.value, mode="eval").body)
-    return any((isinstance(n, ast.Name) and n.id == "Any") or (isinstance(n, ast.Attribute) and n.attr == "Any")
-               for n in ast.walk(annotation))
+    return any(
+        (isinstance(n, ast.Name) and n.id == "Any") or (isinstance(n, ast.Attribute) and n.attr == "Any")
+        for n in ast.walk(annotation)
+    )
 
 
 def _public(names: list[str]) -> bool:
@@ -92,26 +99,37 @@ def store_reaches(source: str) -> list[int]:
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Attribute) and node.attr == "store":
             lines.append(node.lineno)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr") \
-                and node.args:
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "hasattr")
+            and node.args
+        ):
             target, name = node.args[0], node.args[1] if len(node.args) > 1 else None
             names_atlas = (isinstance(target, ast.Name) and target.id in ("atlas", "source", "store")) or (
-                isinstance(target, ast.Attribute) and target.attr in ("atlas", "store"))
+                isinstance(target, ast.Attribute) and target.attr in ("atlas", "store")
+            )
             if names_atlas or (isinstance(name, ast.Constant) and name.value == "store"):
                 lines.append(node.lineno)
     return sorted(lines)
 
 
 def test_the_reach_checker_finds_store_reads_and_probes() -> None:
-    source = ("rows = self.atlas.store.feedback()\n"
-              "s = getattr(source, 'store', source)\n"
-              "ok = hasattr(atlas, 'query')\n"
-              "fine = getattr(result, 'tiers', None)\n"
-              "nodes = self.atlas.nodes(ids)\n")
+    source = (
+        "rows = self.atlas.store.feedback()\n"
+        "s = getattr(source, 'store', source)\n"
+        "ok = hasattr(atlas, 'query')\n"
+        "fine = getattr(result, 'tiers', None)\n"
+        "nodes = self.atlas.nodes(ids)\n"
+    )
     assert store_reaches(source) == [1, 2, 3]
 
 
 def test_serve_and_the_widgets_read_the_atlas_through_the_facade_only() -> None:
-    found = [f"{p.relative_to(ROOT)}:{line}" for folder in FACADE_ONLY for p in sorted(folder.rglob("*.py"))
-             for line in store_reaches(p.read_text(encoding="utf-8"))]
+    found = [
+        f"{p.relative_to(ROOT)}:{line}"
+        for folder in FACADE_ONLY
+        for p in sorted(folder.rglob("*.py"))
+        for line in store_reaches(p.read_text(encoding="utf-8"))
+    ]
     assert not found, "use an Atlas method (add one if it is missing) instead of atlas.store:\n" + "\n".join(found)
