@@ -333,10 +333,6 @@ class Atlas:
         """BM25 over paragraph content, section titles and table markdown (any token matches), best first."""
         return self.store.bm25_search(tokens, limit)
 
-    def all_entities(self) -> list[Entity]:
-        """Every entity record of the atlas."""
-        return self.store.get_entities()
-
     def feedback_log(self) -> list[dict[str, Any]]:
         """Every thumbs up/down stored on a result, oldest first."""
         return self.store.feedback()

@@ -43,7 +43,7 @@ def graph_html(atlas: Atlas) -> str:
         return '<div class="ohara-muted">No graph analytics yet: press <b>analyze</b> (or run <code>ohara analyze</code>).</div>'
     info = look.run_info
     counts = info.get("counts", {})
-    names = {e.slug: e.name for e in atlas.all_entities()}
+    names = {e.slug: e.name for e in atlas.entities(limit=0)}
     head = (f'<div class="ohara-muted">{counts.get("communities", 0)} communities, {counts.get("clusters", 0)} clusters,'
             f' {counts.get("adamic_adar_pairs", 0)} predicted links, {counts.get("isolated_entities", 0)} isolated'
             f' entities; modularity {esc(info.get("params", {}).get("modularity"))}; computed {esc(info.get("computed_at"))}</div>')
