@@ -2,17 +2,33 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import IngestInterrupted, UsageError
 from .ids import query_hash
-from .records import FileOutcome, IngestReport, Problem
+from .records import Document, DocumentView, Edge, Entity, EntityOp, FileOutcome, IngestReport, Problem
 from .settings import Settings
-from .store.protocol import GraphStore
+from .store.protocol import GraphStore, Neighbour, TextHit
 from .web import load as load_web
 from .web import names_a_url
+
+if TYPE_CHECKING:
+    from .analytics.lookup import Analytics
+    from .analytics.run import AnalyticsReport
+    from .ingest.pipeline import Ingestor, TextItem
+    from .llm.estimate import IngestEstimate
+    from .modes.answer import Answer
+    from .retrieval.answerability.self_calibrate import SelfCalibration
+    from .retrieval.engine import Engine
+    from .retrieval.result import RetrievalResult
+    from .retrieval.speculative import SpeculativeQueries
+    from .web.crawl import CrawlReport
+
+OnOutcome = Callable[[FileOutcome], None]
+_R = TypeVar("_R")
 
 
 def open_store(location: str, settings: Settings, *, read_only: bool = False) -> GraphStore:
@@ -39,9 +55,9 @@ class Atlas:
     def __init__(self, store: GraphStore, settings: Settings):
         self.store = store
         self.settings = settings
-        self._ingestor: Any = None
-        self._engine: Any = None
-        self._speculative: Any = None
+        self._ingestor: Ingestor | None = None
+        self._engine: Engine | None = None
+        self._speculative: SpeculativeQueries | None = None
 
     # ------------------------------------------------------------------ lifecycle
     @classmethod
@@ -81,7 +97,7 @@ class Atlas:
 
     # ------------------------------------------------------------------ ingest
     @property
-    def ingestor(self) -> Any:
+    def ingestor(self) -> Ingestor:
         if self._ingestor is None:
             from .ingest.factory import make_ingestor  # noqa: PLC0415
 
@@ -89,7 +105,7 @@ class Atlas:
         return self._ingestor
 
     def ingest(self, paths: str | Path | Iterable[str | Path], *, force: bool = False, progress: bool = True,
-               on_outcome: Any = None, follow_links: bool = False,
+               on_outcome: OnOutcome | None = None, follow_links: bool = False,
                roots: Iterable[str | Path] = ()) -> IngestReport:
         """Ingest files, directories (recursively) and http(s) URLs; returns one outcome per file or URL.
 
@@ -135,19 +151,19 @@ class Atlas:
         self._after_ingest()
         return outcome
 
-    def ingest_texts(self, items: Iterable[Any], *, force: bool = False, progress: bool = True,
+    def ingest_texts(self, items: Iterable[TextItem | dict[str, Any]], *, force: bool = False, progress: bool = True,
                      batch_size: int = 64) -> IngestReport:
         """Ingest many texts (`TextItem(text, title, source_id, metadata)` or dicts with those keys) in batches."""
         from .ingest.pipeline import TextItem  # noqa: PLC0415
 
-        items = [i if isinstance(i, TextItem) else TextItem(**i) for i in items]
-        report = self.ingestor.ingest_texts(items, force=force, progress=progress, batch_size=batch_size)
+        texts = [i if isinstance(i, TextItem) else TextItem(**i) for i in items]
+        report = self.ingestor.ingest_texts(texts, force=force, progress=progress, batch_size=batch_size)
         self._after_ingest()
         self._relink_synonyms(report)
         self._auto_calibrate(report)
         return self._with_llm_notes(report)
 
-    def self_calibrate(self) -> Any:
+    def self_calibrate(self) -> SelfCalibration:
         """Calibrate abstention on the atlas itself, without labels: ask its probe questions and their
         unanswerable twins, store the profile, report the threshold it gives (`ohara calibrate --auto`)."""
         from .retrieval.answerability.self_calibrate import self_calibrate  # noqa: PLC0415
@@ -178,7 +194,7 @@ class Atlas:
         report.llm_budget, report.notes = llm_notes(self.ingestor, self.settings, report.notes)
         return report
 
-    def estimate_ingest(self, paths: str | Path | Iterable[str | Path], *, force: bool = False) -> Any:
+    def estimate_ingest(self, paths: str | Path | Iterable[str | Path], *, force: bool = False) -> IngestEstimate:
         """What ingesting `paths` would send to the LLM and cost, per file and in total; sends nothing.
 
         Chunking and prompts are those of a real run; see `ohara_lab.llm.estimate`.
@@ -190,7 +206,7 @@ class Atlas:
         return estimate_ingest(self.store, self.settings, paths, force=force)
 
     # ------------------------------------------------------------------ web
-    def crawl(self, url: str, *, on_page: Any = None, **overrides: Any) -> Any:
+    def crawl(self, url: str, *, on_page: Callable[..., Any] | None = None, **overrides: Any) -> CrawlReport:
         """Crawl from `url` politely into the atlas's `crawl` pages; returns a `CrawlReport`.
 
         Overrides: crawl_depth, crawl_max_pages, crawl_delay_s, crawl_same_host, web_allow_private, ...
@@ -198,11 +214,13 @@ class Atlas:
         """
         crawler = load_web("crawl").Crawler(self.store, self.settings.override(**overrides), on_page=on_page)
         try:
-            return crawler.crawl(url)
+            report: CrawlReport = crawler.crawl(url)
+            return report
         finally:
             crawler.fetcher.close()
 
-    def ingest_crawl(self, domain: str | None = None, *, force: bool = False, on_outcome: Any = None) -> IngestReport:
+    def ingest_crawl(self, domain: str | None = None, *, force: bool = False,
+                     on_outcome: OnOutcome | None = None) -> IngestReport:
         """Ingest one document per crawled host (hosts under `domain`, or all), replacing earlier bundles."""
         outcomes = load_web("bundle").ingest_bundles(self.ingestor, self.store, domain, force=force)
         for outcome in outcomes:
@@ -277,12 +295,51 @@ class Atlas:
             self._after_write()
         return problems
 
-    def documents(self) -> list[Any]:
+    def documents(self) -> list[Document]:
         return self.store.list_documents()
+
+    # ------------------------------------------------------------------ reading (what serve/ and the widgets read)
+    def snapshot(self) -> AbstractContextManager[Any]:
+        """Several reads from one committed state (a read transaction; joins one already open)."""
+        return self.store.snapshot()
+
+    def document(self, document_id: str) -> DocumentView | None:
+        """A document's record and its sections, paragraphs and tables in reading order (one snapshot)."""
+        with self.store.snapshot():
+            doc = self.store.get_document(document_id)
+            if doc is None:
+                return None
+            nodes = self.store.document_nodes(document_id)
+        return DocumentView(doc, nodes["sections"], nodes["paragraphs"], nodes["tables"])
+
+    def nodes(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Node rows (any collection) by id, as plain dicts with a `collection` key; absent ids are left out."""
+        return self.store.get_nodes(ids)
+
+    def edges(self, *, from_ids: Iterable[str] | None = None, to_ids: Iterable[str] | None = None,
+              relations: Iterable[str] | None = None) -> list[Edge]:
+        """Stored edges leaving `from_ids` / reaching `to_ids`, of the given relations (None: any)."""
+        return self.store.edges(from_ids=from_ids, to_ids=to_ids, relations=relations)
+
+    def neighbours(self, node_id: str, depth: int) -> list[Neighbour]:
+        """A node's structural neighbourhood within `depth` hops (phase 3's traversal); a document, which the
+        traversal never expands, lists its top sections (HAS_CHILD, one hop)."""
+        if node_id.startswith("documents/"):
+            return [Neighbour(node_id, e.to_id, 1, e.relation)
+                    for e in self.store.edges(from_ids=[node_id], relations=["HAS_CHILD"])]
+        return self.store.structural_neighbours([node_id], depth)
+
+    def text_search(self, tokens: Sequence[str], limit: int) -> list[TextHit]:
+        """BM25 over paragraph content, section titles and table markdown (any token matches), best first."""
+        return self.store.bm25_search(tokens, limit)
+
+    def feedback_log(self) -> list[dict[str, Any]]:
+        """Every thumbs up/down stored on a result, oldest first."""
+        return self.store.feedback()
 
     # ------------------------------------------------------------------ retrieval
     @property
-    def engine(self) -> Any:
+    def engine(self) -> Engine:
         """The retrieval engine, with the LLM steps registered and the speculative cache composed around it."""
         if self._engine is None:
             from .llm.steps import register_llm_steps  # noqa: PLC0415
@@ -296,13 +353,14 @@ class Atlas:
         return self._engine
 
     @property
-    def speculative(self) -> Any:
+    def speculative(self) -> SpeculativeQueries:
         """`engine.query` behind the speculative pre-warm cache (what standard queries go through)."""
         _ = self.engine
+        assert self._speculative is not None  # made with the engine
         return self._speculative
 
     def query(self, text: str, *, mode: str = "standard", session_history: list[dict[str, str]] | None = None,
-              **overrides: Any) -> Any:
+              **overrides: Any) -> RetrievalResult:
         """Retrieve with every phase; returns a `RetrievalResult` whose hits explain themselves.
 
         `mode`: standard | cor (Chain-of-Retrieval) | agent (agentic tool dispatch).
@@ -315,7 +373,7 @@ class Atlas:
 
         return run_mode(self, text, mode, session_history=session_history, **overrides)
 
-    def answer(self, question: str, **overrides: Any) -> Any:
+    def answer(self, question: str, **overrides: Any) -> Answer:
         """Answer from the Principal tier with `[n]` citations, or say the evidence is insufficient."""
         from .modes.answer import answer  # noqa: PLC0415
 
@@ -361,7 +419,7 @@ class Atlas:
         return export_wiki(self.store, Path(directory))
 
     # ------------------------------------------------------------------ graph analytics
-    def analyze(self, *, method: str | None = None, seed: int | None = None) -> Any:
+    def analyze(self, *, method: str | None = None, seed: int | None = None) -> AnalyticsReport:
         """Communities, paragraph clusters, Adamic–Adar links and knowledge gaps, stored in the atlas.
 
         Returns an `AnalyticsReport` (counts, seconds per part, modularity); `ohara check`
@@ -373,14 +431,14 @@ class Atlas:
                        seed=self.settings.analytics_seed if seed is None else seed)
 
     @property
-    def analytics(self) -> Any:
+    def analytics(self) -> Analytics:
         """The stored analytics (`ohara_lab.analytics.lookup.Analytics`), read lazily."""
         from .analytics.lookup import Analytics  # noqa: PLC0415
 
         return Analytics(self.store)
 
     # ------------------------------------------------------------------ entity curation
-    def entities(self, search: str | None = None, *, kind: str | None = None, limit: int = 50) -> list[Any]:
+    def entities(self, search: str | None = None, *, kind: str | None = None, limit: int = 50) -> list[Entity]:
         """Entities whose name, alias or slug contains `search`, most mentioned first."""
         from .entities.listing import search as find  # noqa: PLC0415
 
@@ -392,29 +450,31 @@ class Atlas:
 
         return show(self.store, slug)
 
-    def merge_entities(self, sources: Iterable[str], into: str, *, reason: str = "", actor: str | None = None) -> Any:
+    def merge_entities(self, sources: Iterable[str], into: str, *, reason: str = "",
+                       actor: str | None = None) -> EntityOp:
         """Fold entities into `into` (mentions, aliases, counts); logged in `entity_merges`, undoable."""
         from .entities.curation import merge  # noqa: PLC0415
 
         return self._curated(merge(self.store, list(sources), into, actor=actor or _actor(), reason=reason))
 
     def split_entity(self, slug: str, new_name: str, *, nodes: Iterable[str] = (), documents: Iterable[str] = (),
-                     reason: str = "", actor: str | None = None) -> Any:
+                     reason: str = "", actor: str | None = None) -> EntityOp:
         """Move the mentions of `slug` in some nodes or documents to an entity named `new_name`."""
         from .entities.curation import split  # noqa: PLC0415
 
         return self._curated(split(self.store, slug, new_name, nodes=nodes, documents=documents,
                                    actor=actor or _actor(), reason=reason))
 
-    def rename_entity(self, slug: str, new_name: str, *, reason: str = "", actor: str | None = None) -> Any:
+    def rename_entity(self, slug: str, new_name: str, *, reason: str = "", actor: str | None = None) -> EntityOp:
         """Give an entity a new canonical name; the old name stays as an alias."""
         from .entities.curation import rename  # noqa: PLC0415
 
         return self._curated(rename(self.store, slug, new_name, actor=actor or _actor(), reason=reason))
 
     def clean_entities(self, slugs: Iterable[str] | None = None, *, dry_run: bool = False,
-                       reason: str = "noise cleanup", actor: str | None = None) -> Any:
-        """Remove noise entities (opaque identifiers, names without letters) or the given ones.
+                       reason: str = "noise cleanup", actor: str | None = None) -> EntityOp | dict[str, str] | None:
+        """Remove noise entities (opaque identifiers, names without letters) or the given ones; None when
+        there is nothing to remove.
 
         `dry_run=True` returns `{slug: reason}` of what would go, changing nothing.
         """
@@ -425,23 +485,23 @@ class Atlas:
             return found if slugs is None else {s: found.get(s, "named") for s in slugs}
         return self._curated(clean(self.store, slugs=slugs, actor=actor or _actor(), reason=reason))
 
-    def dedup_entities(self, *, actor: str | None = None) -> list[Any]:
+    def dedup_entities(self, *, actor: str | None = None) -> list[EntityOp]:
         """Merge entities sharing a normalised name into the most mentioned one (spec §2.12), one log step each."""
         from .entities.curation import dedup  # noqa: PLC0415
 
         return self._curated(dedup(self.store, actor=actor or _actor()))
 
-    def undo_entities(self, op_id: int | None = None, *, actor: str | None = None) -> Any:
+    def undo_entities(self, op_id: int | None = None, *, actor: str | None = None) -> EntityOp:
         """Undo one curation step (default: the latest active one), restoring what it replaced."""
         from .entities.curation import undo  # noqa: PLC0415
 
         return self._curated(undo(self.store, op_id, actor=actor or _actor()))
 
-    def entity_log(self) -> list[Any]:
+    def entity_log(self) -> list[EntityOp]:
         """The `entity_merges` log, oldest first."""
         return self.store.entity_ops()
 
-    def _curated(self, result: Any) -> Any:
+    def _curated(self, result: _R) -> _R:
         self._after_write()
         return result
 

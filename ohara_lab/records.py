@@ -143,6 +143,17 @@ class Document(Record):
 
 
 @dataclass
+class DocumentView(Record):
+    """A stored document as a reader sees it: its record and its node rows in reading order
+    (`Atlas.document`; the rows are the store's plain dicts, with a `collection` key)."""
+
+    document: Document
+    sections: list[dict[str, Any]] = field(default_factory=list)
+    paragraphs: list[dict[str, Any]] = field(default_factory=list)
+    tables: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
 class Section(Record):
     id: str
     document_id: str

@@ -10,15 +10,19 @@ disagree with MENTIONS) needs a re-ingest and is only reported.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .records import Edge, Problem
+
+if TYPE_CHECKING:
+    from .atlas import Atlas
+    from .store.protocol import GraphStore
 
 ANN_CODES = ("ANN_CORRUPT", "ANN_OLD_FORMAT", "ANN_MISSING")
 REDERIVABLE = ("ROLLUP_STALE", "ENTITY_COUNT_MISMATCH", "ENTITY_DOCS_MISMATCH", "RELATED_TO_MISMATCH")
 
 
-def analytics_problems(store: Any) -> list[Problem]:
+def analytics_problems(store: GraphStore) -> list[Problem]:
     """ANALYTICS_STALE when the stored analytics describe an older version of the atlas."""
     from .analytics.run import staleness  # noqa: PLC0415
 
@@ -28,7 +32,7 @@ def analytics_problems(store: Any) -> list[Problem]:
     return [Problem("ANALYTICS_STALE", "warning", f"graph analytics are stale ({why}): run `ohara analyze`")]
 
 
-def check_atlas(atlas: Any, *, fix: bool = False) -> list[Problem]:
+def check_atlas(atlas: Atlas, *, fix: bool = False) -> list[Problem]:
     """Problems of the atlas; with `fix`, one `fixed` entry per repair first, then what remains."""
     store = atlas.store
     problems = store.check() + analytics_problems(store)
@@ -51,7 +55,7 @@ def check_atlas(atlas: Any, *, fix: bool = False) -> list[Problem]:
     return fixes + store.check() + analytics_problems(store)
 
 
-def _structure(store: Any) -> list[Problem]:
+def _structure(store: GraphStore) -> list[Problem]:
     """Missing HAS_CHILD edges into sections and BELONGS_TO edges from text nodes, added one by one."""
     missing: list[Edge] = []
     for doc in store.list_documents():

@@ -19,10 +19,13 @@ import shutil
 import tempfile
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ExportError, UsageError
 from .ids import cap_slug, split_id, wiki_slug
+
+if TYPE_CHECKING:
+    from .store.protocol import GraphStore
 
 MARKER = ".ohara-wiki"
 INDEX = "index"  # every folder's index.md; no document, section or entity may take the name
@@ -61,7 +64,7 @@ def _front(title: str, tags: list[str], aliases: list[str] | None = None) -> str
     return "\n".join(lines + ["---", ""])
 
 
-def export_wiki(store: Any, directory: Path) -> dict[str, int]:
+def export_wiki(store: GraphStore, directory: Path) -> dict[str, int]:
     """Write index.md, documents/<doc>/{index,<section>}.md and entities/*.md; returns file counts.
 
     All or nothing: ExportError (one line) when the wiki cannot be written, and the
@@ -83,7 +86,7 @@ def export_wiki(store: Any, directory: Path) -> dict[str, int]:
     return counts
 
 
-def _write_wiki(store: Any, directory: Path) -> dict[str, int]:
+def _write_wiki(store: GraphStore, directory: Path) -> dict[str, int]:
     (directory / MARKER).write_text("written by ohara export; the directory is rebuilt on every export\n")
     docs = store.list_documents()
     doc_slugs: dict[str, str] = {}
@@ -105,7 +108,7 @@ def _write_wiki(store: Any, directory: Path) -> dict[str, int]:
     return counts
 
 
-def _export_document(store: Any, root: Path, doc: Any, doc_slugs: dict[str, str], titles: dict[str, str],
+def _export_document(store: GraphStore, root: Path, doc: Any, doc_slugs: dict[str, str], titles: dict[str, str],
                      mentions: dict[str, list[str]]) -> int:
     folder = root / "documents" / doc_slugs[doc.id]
     folder.mkdir(parents=True, exist_ok=True)
@@ -144,7 +147,7 @@ def _snip(node: dict[str, Any]) -> str:
     return text[:150] + ("…" if len(text) > 150 else "")
 
 
-def _related_documents(store: Any, doc_id: str, doc_slugs: dict[str, str], titles: dict[str, str]) -> list[str]:
+def _related_documents(store: GraphStore, doc_id: str, doc_slugs: dict[str, str], titles: dict[str, str]) -> list[str]:
     out = []
     for e in store.edges(from_ids=[doc_id], relations=["SIMILAR_TO", "CONTRADICTS", "PRECEDES"]) + \
             store.edges(to_ids=[doc_id], relations=["SIMILAR_TO", "CONTRADICTS", "PRECEDES"]):
@@ -161,7 +164,7 @@ def entity_files(entities: list[Any]) -> dict[str, str]:
     return {slug: _unique(cap_slug(slug), used) for slug in sorted(e.slug for e in entities)}
 
 
-def _export_entities(store: Any, root: Path, entities: list[Any], mentions: dict[str, list[str]]) -> int:
+def _export_entities(store: GraphStore, root: Path, entities: list[Any], mentions: dict[str, list[str]]) -> int:
     folder = root / "entities"
     folder.mkdir(parents=True, exist_ok=True)
     names = {e.slug: e.name for e in entities}
@@ -190,7 +193,7 @@ def _export_entities(store: Any, root: Path, entities: list[Any], mentions: dict
     return len(entities)
 
 
-def export_json(store: Any, path: Path) -> dict[str, int]:
+def export_json(store: GraphStore, path: Path) -> dict[str, int]:
     """Every collection and edge in one JSON file."""
     out: dict[str, list[Any]] = {"documents": [], "sections": [], "paragraphs": [], "tables": [], "edges": [],
                                  "entities": []}

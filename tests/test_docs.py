@@ -45,6 +45,9 @@ NOT_ON_THE_CLI = {
     "ingest_texts": "Python only: batches of in-memory texts (the evaluation harness)",
     "link_synonyms": "ingest and embed run it after every write (`ohara ingest`, `ohara embed`); called alone "
                      "only by the evaluation harness, which sweeps synonymy_threshold",
+    # What the servers and the widgets read the atlas with (`ohara serve`, `ohara mcp`: documents, nodes, neighbours).
+    **dict.fromkeys(("snapshot", "document", "nodes", "edges", "neighbours", "text_search", "feedback_log"),
+                    "a reader's primitive: `ohara serve` / `ohara mcp` and the widgets read the atlas with it"),
 }
 # Methods whose command needs no atlas and calls what the method calls: method -> command.
 MIRRORED_WITHOUT_AN_ATLAS = {"capture": "capture"}

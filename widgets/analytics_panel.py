@@ -11,7 +11,7 @@ import io
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
@@ -19,6 +19,9 @@ from ohara_lab.render import shorten
 
 from .graph_views import graph_html
 from .html import STYLE, esc
+
+if TYPE_CHECKING:
+    from ohara_lab.atlas import Atlas
 
 MAX_RANK = 20
 TOP_NODES = 10
@@ -77,7 +80,7 @@ def accuracy_png(stats: list[RankAccuracy]) -> bytes:
 class AnalyticsPanel(w.VBox):
     """Corpus totals, the accuracy-by-rank chart and the top-rated nodes; `refresh()` re-reads the store."""
 
-    def __init__(self, atlas: Any):
+    def __init__(self, atlas: Atlas):
         self.atlas = atlas
         self.totals = w.HTML()
         self.chart = w.Image(format="png")
@@ -105,11 +108,11 @@ class AnalyticsPanel(w.VBox):
                  ("SIMILAR_TO", edges.get("SIMILAR_TO", 0)), ("partial documents", stats.get("partial_documents"))]
         self.totals.value = "<table>" + "".join(
             f'<tr><td class="ohara-muted">{esc(k)}</td><td><b>{esc(v)}</b></td></tr>' for k, v in cells) + "</table>"
-        rows = self.atlas.store.feedback()
+        rows = self.atlas.feedback_log()
         self.rank_stats = accuracy_by_rank(rows)
         self.chart.value = accuracy_png(self.rank_stats)
         self.top_nodes = top_rated(rows)
-        nodes = self.atlas.store.get_nodes([n for n, _, _ in self.top_nodes]) if self.top_nodes else {}
+        nodes = self.atlas.nodes([n for n, _, _ in self.top_nodes]) if self.top_nodes else {}
         items = []
         for node, p, n in self.top_nodes:
             row = nodes.get(node, {})

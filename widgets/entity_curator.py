@@ -7,13 +7,16 @@ of order) show as a notice, never as a traceback.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
 from ohara_lab.errors import OharaError
 
 from .html import STYLE, esc, notice
+
+if TYPE_CHECKING:
+    from ohara_lab.atlas import Atlas
 
 RESULTS = 30
 LOG_ROWS = 8
@@ -22,7 +25,7 @@ LOG_ROWS = 8
 class EntityCurator(w.VBox):
     """Find entities, fold duplicates into one, take a step back; `refresh()` re-reads the atlas."""
 
-    def __init__(self, atlas: Any):
+    def __init__(self, atlas: Atlas):
         self.atlas = atlas
         self.query = w.Text(placeholder="search entities (name, alias or slug)", description="search")
         self.results = w.SelectMultiple(options=[], rows=8, description="merge", layout=w.Layout(width="98%"))

@@ -11,14 +11,18 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
 from ohara_lab.dates import iso_bounds
+from ohara_lab.records import DocumentView
 
 from .html import STYLE, esc
 from .task_timer import TaskTimer
+
+if TYPE_CHECKING:
+    from ohara_lab.atlas import Atlas
 
 ANY_TAG = "(any tag)"
 SEARCH_LIMIT = 2000  # full-text hits read per search; enough to find every matching document of a study corpus
@@ -49,11 +53,10 @@ def in_date_range(doc: Any, date_from: str, date_to: str, include_undated: bool)
 class FlatList(w.VBox):
     """Document list + search + date/tag filters + reader + task timer."""
 
-    def __init__(self, atlas: Any, *, participant: str = "", timer: TaskTimer | None = None):
+    def __init__(self, atlas: Atlas, *, participant: str = "", timer: TaskTimer | None = None):
         self.atlas = atlas
-        self.store = atlas.store
         self.docs = {d.id: d for d in atlas.documents()}
-        self._nodes: dict[str, dict[str, list[dict[str, Any]]]] = {}
+        self._nodes: dict[str, DocumentView] = {}
         tag_counts = Counter(t for d in self.docs.values() for t in dict.fromkeys(d.sumo_tags))
         self.search = w.Text(placeholder="search titles and text", description="search", continuous_update=False,
                              layout=w.Layout(width="360px"))
@@ -84,14 +87,14 @@ class FlatList(w.VBox):
 
     # ------------------------------------------------------------------ filtering
     def _text_matches(self, query: str) -> set[str]:
-        """Documents whose title, tags or text contain every word of `query` (text via the store's BM25)."""
+        """Documents whose title, tags or text contain every word of `query` (text via the atlas's BM25)."""
         words = [x.lower() for x in _WORD.findall(query)]
         if not words:
             return set(self.docs)
         by_title = {d.id for d in self.docs.values()
                     if all(x in f"{d.title} {d.description} {' '.join(d.sumo_tags)}".lower() for x in words)}
         # BM25 matches any word; keep documents where every word is found somewhere in the document.
-        per_word = [{h.document_id for h in self.store.bm25_search([x], SEARCH_LIMIT)} for x in words]
+        per_word = [{h.document_id for h in self.atlas.text_search([x], SEARCH_LIMIT)} for x in words]
         in_text = set.intersection(*per_word) if per_word else set()
         return by_title | in_text
 
@@ -120,9 +123,9 @@ class FlatList(w.VBox):
         self.refresh()
 
     # ------------------------------------------------------------------ reading
-    def _document_nodes(self, document_id: str) -> dict[str, list[dict[str, Any]]]:
-        if document_id not in self._nodes:
-            self._nodes[document_id] = self.store.document_nodes(document_id)
+    def _document_nodes(self, document_id: str) -> DocumentView:
+        if document_id not in self._nodes:  # a document removed since the list was read shows no text
+            self._nodes[document_id] = self.atlas.document(document_id) or DocumentView(self.docs[document_id])
         return self._nodes[document_id]
 
     def open_document(self, document_id: str) -> None:
@@ -141,7 +144,7 @@ class FlatList(w.VBox):
         nodes = self._document_nodes(document_id)
         options: list[tuple[str, str]] = [("(whole document)", "")]
         options += [("\u2003" * max(0, int(s.get("level") or 1) - 1) + (s.get("title") or s["id"]), s["id"])
-                    for s in nodes["sections"]]
+                    for s in nodes.sections]
         self.outline.options = options
         self.outline.value = ""
         self.reader.value = self._render(document_id, None)
@@ -161,12 +164,12 @@ class FlatList(w.VBox):
         doc = self.docs[document_id]
         nodes = self._document_nodes(document_id)
         if section_id:
-            wanted = _descendants(section_id, nodes["sections"])
-            texts = [t for t in (*nodes["paragraphs"], *nodes["tables"]) if t.get("section_id") in wanted]
+            wanted = _descendants(section_id, nodes.sections)
+            texts = [t for t in (*nodes.paragraphs, *nodes.tables) if t.get("section_id") in wanted]
         else:
-            texts = [*nodes["paragraphs"], *nodes["tables"]]
+            texts = [*nodes.paragraphs, *nodes.tables]
         texts.sort(key=lambda t: int(t.get("doc_position") or 0))
-        titles = {s["id"]: s.get("title", "") for s in nodes["sections"]}
+        titles = {s["id"]: s.get("title", "") for s in nodes.sections}
         head = (f"<h4>{esc(doc.title)}</h4><div class=\"ohara-muted\">{esc(doc.published_date or 'undated')} · "
                 f"{esc(', '.join(doc.sumo_tags[:5]))}</div>")
         body, current = [], None

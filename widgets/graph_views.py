@@ -4,11 +4,14 @@ Pure functions of `atlas.analytics` (no widget state), so tests read their rows 
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ohara_lab.render import shorten
 
 from .html import chips, esc
+
+if TYPE_CHECKING:
+    from ohara_lab.atlas import Atlas
 
 TOP = 10
 
@@ -33,14 +36,14 @@ def cluster_rows(analytics: Any, n: int = TOP) -> list[dict[str, Any]]:
              "entities": c.get("centroid_entity_slugs", [])[:5]} for c in found[:n]]
 
 
-def graph_html(atlas: Any) -> str:
+def graph_html(atlas: Atlas) -> str:
     """Communities, surprising edges and clusters as three small tables (or how to compute them)."""
     look = atlas.analytics
     if not look.available:
         return '<div class="ohara-muted">No graph analytics yet: press <b>analyze</b> (or run <code>ohara analyze</code>).</div>'
-    info = atlas.store.get_meta("analytics") or {}
+    info = look.run_info
     counts = info.get("counts", {})
-    names = {e.slug: e.name for e in atlas.store.get_entities()}
+    names = {e.slug: e.name for e in atlas.entities(limit=0)}
     head = (f'<div class="ohara-muted">{counts.get("communities", 0)} communities, {counts.get("clusters", 0)} clusters,'
             f' {counts.get("adamic_adar_pairs", 0)} predicted links, {counts.get("isolated_entities", 0)} isolated'
             f' entities; modularity {esc(info.get("params", {}).get("modularity"))}; computed {esc(info.get("computed_at"))}</div>')

@@ -10,13 +10,16 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
 from ohara_lab.web import is_web_url
 
 from .html import STYLE, esc, notice
+
+if TYPE_CHECKING:
+    from ohara_lab.atlas import Atlas
 
 STATUS_COLORS = {"ingested": "#2e7d32", "replaced": "#2e7d32", "completed": "#2e7d32",
                  "skipped": "#6a737d", "failed": "#c62828"}
@@ -25,7 +28,7 @@ STATUS_COLORS = {"ingested": "#2e7d32", "replaced": "#2e7d32", "completed": "#2e
 class IngestPanel(w.VBox):
     """Upload or point at files, ingest them, watch a progress bar and per-file outcomes."""
 
-    def __init__(self, atlas: Any, *, on_ingested: Callable[[Any], None] | None = None):
+    def __init__(self, atlas: Atlas, *, on_ingested: Callable[[Any], None] | None = None):
         from ohara_lab.parse import SUPPORTED_EXTENSIONS  # noqa: PLC0415
 
         self.atlas = atlas

@@ -1,15 +1,15 @@
 """What the map's inspector shows for one node: metadata, text, section outline, neighbours.
 
-`NodeInspector` reads the atlas store lazily, one node at a time (the map
+`NodeInspector` reads the atlas lazily, one node at a time (the map
 itself only carries ids, positions and labels), and returns HTML plus the
-neighbour list the map draws lines to. Without a store (a map built from a
+neighbour list the map draws lines to. Without an atlas (a map built from a
 bare `MapInput`, as in benchmarks) it falls back to what the input holds.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ohara_lab.ids import split_id
 from ohara_lab.layout.inputs import MapInput, SectionInput
@@ -17,6 +17,9 @@ from ohara_lab.layout.scene import TAG_PREFIX
 from ohara_lab.render import shorten
 
 from .html import chips, esc
+
+if TYPE_CHECKING:
+    from ohara_lab.atlas import Atlas
 
 TEXT_CHARS = 2000
 NEIGHBOURS_PER_RELATION = 25
@@ -42,8 +45,8 @@ class Inspection:
 class NodeInspector:
     """Builds inspector pages for nodes of one map snapshot."""
 
-    def __init__(self, map_input: MapInput, store: Any | None = None, labels: Mapping[str, str] | None = None):
-        self.store = store
+    def __init__(self, map_input: MapInput, atlas: Atlas | None = None, labels: Mapping[str, str] | None = None):
+        self.atlas = atlas
         self.map_input = map_input
         self.labels = labels or {}
         self.sections = {s.id: s for s in map_input.sections}
@@ -54,9 +57,9 @@ class NodeInspector:
 
     # ------------------------------------------------------------------ data
     def _row(self, node_id: str) -> dict[str, Any] | None:
-        if self.store is None or node_id.startswith(TAG_PREFIX):
+        if self.atlas is None or node_id.startswith(TAG_PREFIX):
             return None
-        return self.store.get_nodes([node_id]).get(node_id)
+        return self.atlas.nodes([node_id]).get(node_id)
 
     def section_path(self, section_id: str | None) -> list[str]:
         """Titles from the top section down to `section_id`."""
@@ -73,9 +76,9 @@ class NodeInspector:
         """Edges touching the node, both directions, at most 25 per relation (read lazily)."""
         if node_id.startswith(TAG_PREFIX):
             edges = [(node_id, holder, "TAG_TETHER") for holder in self._tag_holders(node_id[len(TAG_PREFIX):])]
-        elif self.store is not None:
-            edges = [(e.from_id, e.to_id, e.relation) for e in self.store.edges(from_ids=[node_id])]
-            edges += [(e.from_id, e.to_id, e.relation) for e in self.store.edges(to_ids=[node_id])]
+        elif self.atlas is not None:
+            edges = [(e.from_id, e.to_id, e.relation) for e in self.atlas.edges(from_ids=[node_id])]
+            edges += [(e.from_id, e.to_id, e.relation) for e in self.atlas.edges(to_ids=[node_id])]
         else:
             edges = [(e.from_id, e.to_id, e.relation) for e in self.map_input.edges
                      if node_id in (e.from_id, e.to_id)]
@@ -88,7 +91,7 @@ class NodeInspector:
             per_relation[rel] = per_relation.get(rel, 0) + 1
             picked.append((other, rel, outgoing))
         missing = [o for o, _, _ in picked if o not in self.labels]
-        fetched = self.store.get_nodes(missing) if (self.store is not None and missing) else {}
+        fetched = self.atlas.nodes(missing) if (self.atlas is not None and missing) else {}
         return [Neighbour(o, rel, out, self.labels.get(o) or _row_label(fetched.get(o)) or o)
                 for o, rel, out in picked]
 
@@ -100,7 +103,7 @@ class NodeInspector:
         return list(dict.fromkeys(holders))
 
     def title(self, node_id: str) -> str:
-        """One line naming a node in full (the hover tooltip), from the snapshot: no store read."""
+        """One line naming a node in full (the hover tooltip), from the snapshot: no atlas read."""
         doc = self.documents.get(node_id)
         if doc is not None:
             return f"{doc.title} ({doc.published_date or doc.coverage_start or 'undated'})"

@@ -14,12 +14,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
 from .cards import answer_html, explorer_card_html, hit_card_html
 from .html import STYLE, esc, notice
+
+if TYPE_CHECKING:
+    from ohara_lab.atlas import Atlas
 
 MODES = ("standard", "cor", "agent")
 TABS = ("All", "Principal", "Integrity", "Explorer")
@@ -50,7 +53,7 @@ def answerability_text(result: Any) -> str:
 class QueryExplorer(w.VBox):
     """Query box, mode toggles, tier tabs with result cards, feedback and conversation turns."""
 
-    def __init__(self, atlas: Any, *, map: Any | None = None, query: str = "", mode: str = "standard",  # noqa: A002
+    def __init__(self, atlas: Atlas, *, map: Any | None = None, query: str = "", mode: str = "standard",  # noqa: A002
                  answer: bool = False, limit: int | None = None):
         self.atlas = atlas
         self.map = map

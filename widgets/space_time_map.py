@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 import numpy as np
@@ -41,6 +41,9 @@ from .declutter import declutter, label_boxes
 from .html import STYLE, esc
 from .inspector import Inspection, NodeInspector
 from .payload import StateBytes, close_tree, state_bytes
+
+if TYPE_CHECKING:
+    from ohara_lab.atlas import Atlas
 
 BACKGROUND = "#0f1419"
 TIER_COLORS = {  # highlight classes, strongest first
@@ -85,7 +88,7 @@ class SpaceTimeMap(w.VBox):
 
     def __init__(
         self,
-        source: Any,
+        source: Atlas | MapInput,
         *,
         ontology: OntologyCategories | None = None,
         documents: Iterable[str] | None = None,
@@ -108,11 +111,12 @@ class SpaceTimeMap(w.VBox):
 
             ontology = load_ontology()
         self.ontology = ontology
+        self.atlas: Atlas | None
         if isinstance(source, MapInput):
-            self.store, self.map_input = None, source
+            self.atlas, self.map_input = None, source
         else:
-            self.store = getattr(source, "store", source)
-            self.map_input = map_input_from_atlas(self.store)
+            self.atlas = source
+            self.map_input = map_input_from_atlas(source)
         self.width, self.height, self.point_scale = int(width), int(height), float(point_scale)
         self.detail_budget = int(detail_budget)
         self._building = True  # camera observers wait until the scene exists
@@ -266,7 +270,7 @@ class SpaceTimeMap(w.VBox):
         self.nodes.children = tuple(self.node_objects)
         self._content = [self.edge_lines, self.guides, self.discs, self.aura_group, self.label_group]
         self.world.children = tuple([self.nodes, *self._content, *self.overlays])
-        self.inspector_source = NodeInspector(self._view_input, self.store, labels=_LayoutLabels(layout))
+        self.inspector_source = NodeInspector(self._view_input, self.atlas, labels=_LayoutLabels(layout))
         keep = {id(x) for x in (self.dot_texture, self.camera, self.nodes, self.world, *self.overlays)}
         for obj in old:
             close_tree(obj, keep)

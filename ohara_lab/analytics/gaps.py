@@ -7,12 +7,15 @@ touches it in either direction.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..store.protocol import GraphStore
 
 MIN_DEGREE = 2
 
 
-def isolated_entities(store: Any, g: Any) -> dict[str, str]:
+def isolated_entities(store: GraphStore, g: Any) -> dict[str, str]:
     """slug -> reason, for every entity with fewer than MIN_DEGREE co-occurring entities."""
     out = {}
     for e in store.get_entities():
@@ -22,7 +25,7 @@ def isolated_entities(store: Any, g: Any) -> dict[str, str]:
     return out
 
 
-def isolated_documents(store: Any) -> dict[str, str]:
+def isolated_documents(store: GraphStore) -> dict[str, str]:
     """document id -> reason, for documents no SIMILAR_TO edge reaches or leaves."""
     linked = {i for e in store.edges(relations=["SIMILAR_TO"]) for i in (e.from_id, e.to_id)}
     return {d.id: "shares too few entities with any other document" for d in store.list_documents()

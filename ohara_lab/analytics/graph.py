@@ -1,9 +1,12 @@
 """The entity co-occurrence graph (RELATED_TO) as networkx sees it, built in a fixed order."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..store.protocol import GraphStore
 
 
 def require(module: str) -> Any:
@@ -16,7 +19,7 @@ def require(module: str) -> Any:
         raise UsageError(f"graph analytics need {module.split('.')[0]}: pip install 'ohara-lab[graph]'") from e
 
 
-def related_graph(store: Any) -> Any:
+def related_graph(store: GraphStore) -> Any:
     """Undirected weighted graph: entity slugs, an edge per RELATED_TO pair weighted by its co-occurrence count.
 
     Nodes and edges are added in sorted order so every algorithm seeded alike

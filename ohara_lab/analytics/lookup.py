@@ -17,9 +17,12 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .run import RUN_KEY
+
+if TYPE_CHECKING:
+    from ..store.protocol import GraphStore
 
 AA_BOOST = 0.2
 COMMUNITY_CONTEXT = 3
@@ -30,7 +33,7 @@ EXPLORER_AA_MIN = 0.5
 class Analytics:
     """Read-only view of one atlas's stored analytics; it reloads itself when a new run is stored."""
 
-    def __init__(self, store: Any):
+    def __init__(self, store: GraphStore):
         self.store = store
         self._run: Any = None
         self._cache: dict[str, dict[str, Any]] = {}
@@ -60,6 +63,12 @@ class Analytics:
     def rows(self, kind: str) -> dict[str, Any]:
         """Every stored row of one kind (see `run.KINDS`), keyed as stored."""
         return self._kind(kind)
+
+    @property
+    def run_info(self) -> dict[str, Any]:
+        """The stored run's info: `computed_at`, `counts` per kind, `params` (method, seed, modularity)."""
+        info: dict[str, Any] = self.store.get_meta(RUN_KEY) or {}
+        return info
 
     @property
     def available(self) -> bool:

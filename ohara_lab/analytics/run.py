@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..records import utc_now
 from . import adamic_adar, clusters, communities, gaps
 from .graph import related_graph
+
+if TYPE_CHECKING:
+    from ..store.protocol import GraphStore
 
 # Analytics kinds stored in the atlas (one row per key).
 KINDS = ("communities", "entity_community", "surprising", "clusters", "node_cluster", "adamic_adar",
@@ -38,7 +41,8 @@ class _Clock:
         self.t = now
 
 
-def analyze(store: Any, *, method: str = "leiden", seed: int = 42, vector_model: str | None = None) -> AnalyticsReport:
+def analyze(store: GraphStore, *, method: str = "leiden", seed: int = 42,
+            vector_model: str | None = None) -> AnalyticsReport:
     """Communities, surprising edges, clusters, Adamic–Adar links and knowledge gaps, stored in the atlas."""
     version = store.get_meta("graph_version", 0) or 0
     report = AnalyticsReport(version, params={"method": method, "seed": seed, "vector_model": vector_model,
@@ -70,7 +74,8 @@ def analyze(store: Any, *, method: str = "leiden", seed: int = 42, vector_model:
     return report
 
 
-def _communities(store: Any, g: Any, names: dict[str, str], method: str, seed: int, report: AnalyticsReport) -> None:
+def _communities(store: GraphStore, g: Any, names: dict[str, str], method: str, seed: int,
+                 report: AnalyticsReport) -> None:
     parts = communities.detect(g, method, seed=seed)
     found = communities.label(parts, g, names, method)
     membership = {s: c.id for c in found for s in c.members}
@@ -88,7 +93,7 @@ def _communities(store: Any, g: Any, names: dict[str, str], method: str, seed: i
     report.params["modularity"] = round(communities.modularity(g, parts), 4)
 
 
-def _clusters(store: Any, vector_model: str | None, seed: int, report: AnalyticsReport) -> None:
+def _clusters(store: GraphStore, vector_model: str | None, seed: int, report: AnalyticsReport) -> None:
     """k-means over the paragraph vectors of the atlas's embedding model (skipped without vectors)."""
     models = store.vector_models()
     model = vector_model or (max(models, key=lambda m: (models[m], m)) if models else None)
@@ -100,6 +105,7 @@ def _clusters(store: Any, vector_model: str | None, seed: int, report: Analytics
         store.put_analytics("node_cluster", {}, {"graph_version": version})
         report.counts.update(clusters=0, clustered_paragraphs=0)
         return
+    assert matrix is not None  # ids came with it
     para_ids = [ids[i] for i in keep]
     labels, dist = clusters.kmeans(matrix[keep], seed=seed)
     rows = store.get_nodes(para_ids)
@@ -116,7 +122,7 @@ def _clusters(store: Any, vector_model: str | None, seed: int, report: Analytics
                          summarised_clusters=sum(1 for c in found if c.size >= clusters.MIN_SUMMARY))
 
 
-def staleness(store: Any) -> str | None:
+def staleness(store: GraphStore) -> str | None:
     """Why the stored analytics no longer describe the atlas (None when current or never computed)."""
     info = store.get_meta(RUN_KEY)
     if not info:

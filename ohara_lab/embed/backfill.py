@@ -1,16 +1,19 @@
 """`ohara embed`: vectors for the nodes of an atlas that have none for the chosen embedder."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..settings import Settings
 from .registry import get_embedder
 
+if TYPE_CHECKING:
+    from ..store.protocol import GraphStore
+
 MIN_CHARS = 20
 
 
-def backfill(store: Any, settings: Settings, progress: bool = True) -> dict[str, Any]:
+def backfill(store: GraphStore, settings: Settings, progress: bool = True) -> dict[str, Any]:
     embedder = get_embedder(settings.embedder, settings.embed_batch_size, settings)
     if embedder is None:
         raise UsageError("no embedder available: pip install 'ohara-lab[dense]' or set OHARA_EMBEDDER")

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CurationError
 from ..ids import node_id as make_id
@@ -31,6 +31,9 @@ from ..ids import norm_key, slugify
 from ..records import Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
 from ..store import common
 from .rules import is_opaque
+
+if TYPE_CHECKING:
+    from ..store.protocol import GraphStore
 
 # Types whose names are legitimately made of digits and punctuation.
 NUMERIC_TYPES = ("DATE", "AMOUNT")
@@ -42,7 +45,7 @@ DERIVED_RELATIONS = ("MENTIONS", "RELATED_TO")
 # ---------------------------------------------------------------------------- reading
 
 
-def _entities(store: Any, slugs: Iterable[str]) -> dict[str, Entity]:
+def _entities(store: GraphStore, slugs: Iterable[str]) -> dict[str, Entity]:
     wanted = list(dict.fromkeys(slugs))
     found = {e.slug: e for e in store.get_entities(wanted)}
     missing = [s for s in wanted if s not in found]
@@ -51,11 +54,11 @@ def _entities(store: Any, slugs: Iterable[str]) -> dict[str, Entity]:
     return found
 
 
-def _routes(store: Any, *, without: int | None = None) -> common.Routes:
+def _routes(store: GraphStore, *, without: int | None = None) -> common.Routes:
     return {(node, src): (dst, op) for op, node, src, dst in store.entity_routes() if op != without}
 
 
-def _entity_edges(store: Any, slugs: Iterable[str]) -> list[Edge]:
+def _entity_edges(store: GraphStore, slugs: Iterable[str]) -> list[Edge]:
     """The edges touching these entities that the store does not re-derive, in a stable order."""
     ids = sorted({"entities/" + s for s in slugs})
     if not ids:
@@ -66,7 +69,8 @@ def _entity_edges(store: Any, slugs: Iterable[str]) -> list[Edge]:
 
 
 def _op(kind: str, actor: str, reason: str, target: str | None, sources: list[str],
-        entities: Iterable[Entity], nodes: Iterable[NodeEntities], store: Any = None, **extra: Any) -> EntityOp:
+        entities: Iterable[Entity], nodes: Iterable[NodeEntities], store: GraphStore | None = None,
+        **extra: Any) -> EntityOp:
     entities = list(entities)
     before = {"entities": [e.to_dict() for e in entities], "nodes": [n.to_dict() for n in nodes], **extra}
     if store is not None:
@@ -88,7 +92,7 @@ def _relabel(node: NodeEntities, mapping: dict[str, str | None], kind: str | Non
     return NodeEntities(node.node_id, node.document_id, slugs, types, dict(node.mention))
 
 
-def _apply(store: Any, op: EntityOp, entities: list[Entity], nodes: list[NodeEntities],
+def _apply(store: GraphStore, op: EntityOp, entities: list[Entity], nodes: list[NodeEntities],
            routes: list[tuple[str, str, str | None]]) -> EntityOp:
     op.id = store.apply_entity_change(EntityChange(op=op, entities=entities, nodes=nodes, routes=routes))
     return op
@@ -97,7 +101,7 @@ def _apply(store: Any, op: EntityOp, entities: list[Entity], nodes: list[NodeEnt
 # ---------------------------------------------------------------------------- steps
 
 
-def merge(store: Any, sources: Iterable[str], target: str, *, actor: str = "user", reason: str = "",
+def merge(store: GraphStore, sources: Iterable[str], target: str, *, actor: str = "user", reason: str = "",
           kind: str = "merge") -> EntityOp:
     """Fold `sources` into `target`: mentions re-pointed, names become aliases, counts re-derived."""
     sources = list(dict.fromkeys(sources))
@@ -117,7 +121,7 @@ def merge(store: Any, sources: Iterable[str], target: str, *, actor: str = "user
                   [("", s, target) for s in sources])
 
 
-def split(store: Any, slug: str, new_name: str, *, nodes: Iterable[str] = (), documents: Iterable[str] = (),
+def split(store: GraphStore, slug: str, new_name: str, *, nodes: Iterable[str] = (), documents: Iterable[str] = (),
           kind: str | None = None, actor: str = "user", reason: str = "") -> EntityOp:
     """Move the mentions of `slug` in the given nodes (or documents) to an entity named `new_name`."""
     found = _entities(store, [slug])
@@ -141,7 +145,7 @@ def split(store: Any, slug: str, new_name: str, *, nodes: Iterable[str] = (), do
                   [(n.node_id, slug, new_slug) for n in chosen])
 
 
-def rename(store: Any, slug: str, new_name: str, *, actor: str = "user", reason: str = "") -> EntityOp:
+def rename(store: GraphStore, slug: str, new_name: str, *, actor: str = "user", reason: str = "") -> EntityOp:
     """Give an entity a new canonical name (the old one becomes an alias); a new slug moves every mention."""
     old = _entities(store, [slug])[slug]
     new_slug = slugify(new_name)
@@ -170,13 +174,13 @@ def noise_reason(entity: Entity) -> str | None:
     return None
 
 
-def noise(store: Any) -> dict[str, str]:
+def noise(store: GraphStore) -> dict[str, str]:
     """Entities `clean` would remove, with the reason for each."""
     found = {e.slug: noise_reason(e) for e in store.get_entities()}
     return {slug: why for slug, why in found.items() if why}
 
 
-def clean(store: Any, *, slugs: Iterable[str] | None = None, actor: str = "user",
+def clean(store: GraphStore, *, slugs: Iterable[str] | None = None, actor: str = "user",
           reason: str = "noise cleanup") -> EntityOp | None:
     """Remove noise entities (or the given slugs) with their mentions; logged, so `undo` brings them back."""
     removed = list(dict.fromkeys(slugs)) if slugs is not None else sorted(noise(store))
@@ -190,7 +194,7 @@ def clean(store: Any, *, slugs: Iterable[str] | None = None, actor: str = "user"
     return _apply(store, op, [], [_relabel(n, mapping) for n in nodes], [("", s, None) for s in removed])
 
 
-def duplicate_groups(store: Any) -> list[tuple[str, list[str]]]:
+def duplicate_groups(store: GraphStore) -> list[tuple[str, list[str]]]:
     """(survivor, others) per group of entities sharing a norm_key, by the spec's survivor rule."""
     groups: dict[str, list[Entity]] = {}
     for e in store.get_entities():
@@ -203,7 +207,7 @@ def duplicate_groups(store: Any) -> list[tuple[str, list[str]]]:
     return out
 
 
-def dedup(store: Any, *, actor: str = "auto-dedup") -> list[EntityOp]:
+def dedup(store: GraphStore, *, actor: str = "auto-dedup") -> list[EntityOp]:
     """Merge every group of same-norm_key entities into its survivor, one logged step per group."""
     return [merge(store, others, survivor, actor=actor, reason="same normalised name", kind="dedup")
             for survivor, others in duplicate_groups(store)]
@@ -212,7 +216,7 @@ def dedup(store: Any, *, actor: str = "auto-dedup") -> list[EntityOp]:
 # ---------------------------------------------------------------------------- undo
 
 
-def touched(op: EntityOp, store: Any) -> tuple[set[str], set[str]]:
+def touched(op: EntityOp, store: GraphStore) -> tuple[set[str], set[str]]:
     """(entity slugs, node ids) a step changed, including nodes it routed at later ingests."""
     slugs = set(op.sources) | ({op.target} if op.target else set())
     nodes = {n["node_id"] for n in op.before.get("nodes", [])}
@@ -220,7 +224,7 @@ def touched(op: EntityOp, store: Any) -> tuple[set[str], set[str]]:
     return slugs, nodes
 
 
-def undo(store: Any, op_id: int | None = None, *, actor: str = "user") -> EntityOp:
+def undo(store: GraphStore, op_id: int | None = None, *, actor: str = "user") -> EntityOp:
     """Undo one step (default: the latest active one) and return it."""
     ops = store.entity_ops()
     active = [o for o in ops if o.active]
@@ -250,7 +254,7 @@ def undo(store: Any, op_id: int | None = None, *, actor: str = "user") -> Entity
     return replace(op, undone_at=utc_now(), undone_by=actor)
 
 
-def _variant_routes(store: Any, op: EntityOp, restored: list[NodeEntities]) -> common.Routes:
+def _variant_routes(store: GraphStore, op: EntityOp, restored: list[NodeEntities]) -> common.Routes:
     """Routes by norm_key that ingest gave restored slugs which are no entity (spelling variants), other steps only."""
     listed = {s for n in restored for s in n.slugs}
     missing = listed - {e["slug"] for e in op.before.get("entities", [])} - {e.slug for e in store.get_entities(listed)}
@@ -277,7 +281,7 @@ def _links_before(records: list[tuple[list[Edge], list[Edge]]]) -> tuple[list[Ed
     return remove, [e for e in first.values() if e is not None]
 
 
-def _restored_nodes(store: Any, op: EntityOp) -> tuple[list[NodeEntities], list[NodeEntities]]:
+def _restored_nodes(store: GraphStore, op: EntityOp) -> tuple[list[NodeEntities], list[NodeEntities]]:
     """(lists the step replaced, lists as extracted by re-ingests since) of nodes that still exist.
 
     The first are restored as they were: they already carry the steps before this
@@ -294,7 +298,7 @@ def _restored_nodes(store: Any, op: EntityOp) -> tuple[list[NodeEntities], list[
     return fresh(saved), fresh(routed)
 
 
-def _restored_entities(store: Any, op: EntityOp, listed: dict[str, str]) -> tuple[list[Entity], dict[str, str]]:
+def _restored_entities(store: GraphStore, op: EntityOp, listed: dict[str, str]) -> tuple[list[Entity], dict[str, str]]:
     """Entity records as the step found them (a survivor keeps aliases it gained since from elsewhere),
     and where spelling variants go.
 

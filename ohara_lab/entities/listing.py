@@ -1,16 +1,19 @@
 """Read-only views of the entity layer for curation: search, one entity in full, the log."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ids import norm_key
 from ..records import Entity, EntityOp
 from ..render import shorten
 
+if TYPE_CHECKING:
+    from ..store.protocol import GraphStore
+
 SNIPPET_CHARS = 160
 
 
-def search(store: Any, text: str | None = None, *, kind: str | None = None, limit: int = 50) -> list[Entity]:
+def search(store: GraphStore, text: str | None = None, *, kind: str | None = None, limit: int = 50) -> list[Entity]:
     """Entities whose name, alias or slug contains `text` (normalised), most mentioned first."""
     key = norm_key(text) if text else ""
     out = []
@@ -24,7 +27,7 @@ def search(store: Any, text: str | None = None, *, kind: str | None = None, limi
     return out[:limit] if limit else out
 
 
-def show(store: Any, slug: str, *, mentions: int = 5, related: int = 10) -> dict[str, Any] | None:
+def show(store: GraphStore, slug: str, *, mentions: int = 5, related: int = 10) -> dict[str, Any] | None:
     """One entity: its record, strongest co-occurring entities, a few mentions, its community, its log entries."""
     found = store.get_entities([slug])
     if not found:

@@ -40,8 +40,8 @@ from typing import Any, cast
 import numpy as np
 
 from ..errors import UsageError
-from ..retrieval.answerability import RELATIVE, AnswerabilityModel, meta_key, relative_name
-from ..retrieval.answerability.features import DENSE_FEATURES
+from ..retrieval.answerability import AnswerabilityModel, meta_key
+from ..retrieval.answerability.features import DENSE_FEATURES, RELATIVE, relative_name
 from ..retrieval.answerability.profile import MIN_TWINS, AtlasProfile
 from .build import build_atlas
 from .dataset import Dataset, EvalQuery

@@ -52,7 +52,8 @@ def node_text(node: Paragraph | Table) -> str:
 
 def annotated_nodes(structure: Structure) -> list[Paragraph | Table]:
     """The nodes that get tags and entities: every text node and table but code listings."""
-    return [n for n in [*structure.paragraphs, *structure.tables] if n.node_type not in SKIP_TYPES]
+    text_nodes: list[Paragraph | Table] = [*structure.paragraphs, *structure.tables]
+    return [n for n in text_nodes if n.node_type not in SKIP_TYPES]
 
 
 def needs_tagger(node: Paragraph | Table) -> bool:
@@ -98,8 +99,8 @@ def _mentions(structure: Structure, nodes: list[Paragraph | Table], extractor: E
             out[i] = clean_mentions([m for m in found if m is not None])
         else:
             todo.append(i)
-    for i, found in zip(todo, extractor.extract([node_text(nodes[i]) for i in todo])):
-        out[i] = found
+    for i, extracted in zip(todo, extractor.extract([node_text(nodes[i]) for i in todo])):
+        out[i] = extracted
     return [m or [] for m in out]
 
 
@@ -147,7 +148,8 @@ def _link_entities(nodes: list[Paragraph | Table], mentions: list[list[Mention]]
 def _section_tags(structure: Structure, k: int = 3) -> None:
     """A section carries the tags most frequent among its direct text children."""
     counts: dict[str, Counter[str]] = {}
-    for node in [*structure.paragraphs, *structure.tables]:
+    text_nodes: list[Paragraph | Table] = [*structure.paragraphs, *structure.tables]
+    for node in text_nodes:
         if node.section_id:
             counts.setdefault(node.section_id, Counter()).update(node.sumo_tags)
     for section in structure.sections:

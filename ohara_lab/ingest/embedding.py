@@ -12,7 +12,8 @@ MAX_EMBED_CHARS = 8192
 
 def embeddable(paragraphs: list[Paragraph], tables: list[Table]) -> list[Paragraph | Table]:
     """Nodes that get a vector: text long enough to mean something."""
-    return [n for n in [*paragraphs, *tables] if len(node_text(n)) >= MIN_EMBED_CHARS]
+    nodes: list[Paragraph | Table] = [*paragraphs, *tables]
+    return [n for n in nodes if len(node_text(n)) >= MIN_EMBED_CHARS]
 
 
 def embed_text(node: Paragraph | Table) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 TOC_HEADING = re.compile(r"^\s{0,3}#{1,4}\s+(table\s+of\s+contents?|contents?|toc)\s*#*\s*$", re.I)
 GLOSSARY_HEADING = re.compile(
@@ -27,7 +28,7 @@ class TocEntry:
     level: int = 1
     page: int | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"title": self.title, "level": self.level, "page": self.page}
 
 

@@ -125,7 +125,7 @@ def _text_item(raw: dict[str, Any], doc_id: str, section: Section | None, page: 
                cn: ChunkNodes) -> _Item | None:
     kind = raw.get("type", "Paragraph")
     part = raw.get("part") or "body_matter"
-    common = {"document_id": doc_id, "page": page, "part": part, "page_source": cn.chunk.page_source}
+    common: dict[str, Any] = {"document_id": doc_id, "page": page, "part": part, "page_source": cn.chunk.page_source}
     if kind == "Table":
         matrix = _matrix(raw)
         if matrix:
@@ -134,7 +134,8 @@ def _text_item(raw: dict[str, Any], doc_id: str, section: Section | None, page: 
                                         document_id=doc_id, page=page, part=part), section)
         content = _first_text(raw, "caption", "label", "markdown", "content")
     elif kind == "Figure":
-        fig = raw.get("figure") if isinstance(raw.get("figure"), dict) else {}
+        figure = raw.get("figure")
+        fig: dict[str, Any] = figure if isinstance(figure, dict) else {}
         content = _first_text(raw, "caption") or _first_text(fig, "description", "url") \
             or (raw["figure"] if isinstance(raw.get("figure"), str) else "") \
             or _first_text(raw, "label", "description", "content")
@@ -183,7 +184,10 @@ def to_markdown_table(matrix: list[list[str]]) -> str:
     """GFM table: row 0 is the header."""
     width = max(len(r) for r in matrix)
     rows = [r + [""] * (width - len(r)) for r in matrix]
-    esc = lambda c: c.replace("|", "\\|").replace("\n", " ")  # noqa: E731
+
+    def esc(c: str) -> str:
+        return c.replace("|", "\\|").replace("\n", " ")
+
     lines = ["| " + " | ".join(esc(c) for c in rows[0]) + " |", "|" + "---|" * width]
     lines += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows[1:]]
     return "\n".join(lines)
@@ -269,7 +273,8 @@ def _structural_edges(doc_id: str, out: Structure, items: list[_Item], *, next_p
         if prev is not None:
             edges.append(Edge(prev.id, s.id, "NEXT_SIBLING"))
         last_child[s.parent_section_id] = s
-    for node in [*out.paragraphs, *out.tables]:
+    text_nodes: list[Paragraph | Table] = [*out.paragraphs, *out.tables]
+    for node in text_nodes:
         edges.append(Edge(node.section_id or doc_id, node.id, "HAS_CHILD"))
         edges.append(Edge(node.id, doc_id, "BELONGS_TO"))
     previous: dict[str | None, Any] = {}

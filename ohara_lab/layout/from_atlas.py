@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ohara_lab.layout.inputs import (
     DocumentInput,
@@ -23,6 +23,10 @@ from ohara_lab.layout.inputs import (
     text_kind,
 )
 from ohara_lab.render import shorten
+from ohara_lab.store.protocol import GraphStore
+
+if TYPE_CHECKING:
+    from ohara_lab.atlas import Atlas
 
 # Relations worth drawing. BELONGS_TO repeats HAS_CHILD for text nodes and
 # RELATED_TO/ADJACENT_TO are dense entity/para cliques that only grey the picture.
@@ -41,9 +45,9 @@ LABEL_CHARS = 80  # a text node's label: the start of its content
 EDGE_CHUNK = 200
 
 
-def _store(atlas_or_store: Any) -> Any:
-    """An `Atlas` exposes its store as `.store`; anything else is taken to be a store."""
-    return getattr(atlas_or_store, "store", atlas_or_store)
+def _store(atlas_or_store: Atlas | GraphStore) -> GraphStore:
+    """A store as given, or an `Atlas`'s store."""
+    return atlas_or_store if isinstance(atlas_or_store, GraphStore) else atlas_or_store.store
 
 
 def _document_input(doc: Any) -> DocumentInput:
@@ -79,7 +83,7 @@ def _text_input(row: dict[str, Any], position: int, communities: dict[str, int])
 
 
 def map_input_from_atlas(
-    atlas_or_store: Any,
+    atlas_or_store: Atlas | GraphStore,
     document_ids: Iterable[str] | None = None,
     relations: Collection[str] = MAP_RELATIONS,
 ) -> MapInput:
@@ -135,7 +139,7 @@ def map_input_from_atlas(
     return out
 
 
-def _read_edges(store: Any, out: MapInput, relations: list[str]) -> None:
+def _read_edges(store: GraphStore, out: MapInput, relations: list[str]) -> None:
     """Add the edges between snapshot nodes to `out.edges`, reading them by `EDGE_CHUNK` source ids.
 
     The store's edges come as one record (with its attributes) each; read all at once they were the

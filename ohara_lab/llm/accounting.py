@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import itertools
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..records import utc_now
 from .usage import UsageLedger
+
+if TYPE_CHECKING:
+    from ..store.protocol import GraphStore
 
 META_KEY = "llm_usage"
 _COUNTS = ("prompt", "output", "cached", "thoughts", "total", "calls", "cache_hits")
@@ -53,7 +56,7 @@ class UsageBook:
         return report
 
 
-def add_to_atlas(store: Any, usage: dict[str, Any]) -> dict[str, Any]:
+def add_to_atlas(store: GraphStore, usage: dict[str, Any]) -> dict[str, Any]:
     """Add one build's usage to the atlas-wide totals (meta ``llm_usage``); returns the new totals.
 
     Cost stays a known number only while every build's cost was known.

@@ -44,7 +44,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import OharaError
 from ..ids import document_key, node_id, sha256_file
@@ -66,6 +66,9 @@ from .questions import PROMPT as QUESTIONS_PROMPT
 from .questions import batch_variables, question_batches
 from .tokens import count_tokens, counter_name
 from .usage import FLEX, STANDARD, TokenUsage, estimate_cost_usd
+
+if TYPE_CHECKING:
+    from ..store.protocol import GraphStore
 
 log = logging.getLogger(__name__)
 
@@ -194,7 +197,7 @@ class PredictedAtlas:
     """The atlas as the run would leave it, for linking and edge payloads: stored documents
     (minus those the run replaces) plus the graphs of the run's earlier files."""
 
-    def __init__(self, store: Any):
+    def __init__(self, store: GraphStore):
         self.store = store
         self.graphs: dict[str, DocumentGraph] = {}
         self.gone: set[str] = set()
@@ -259,7 +262,7 @@ class _LinkView:
 # --------------------------------------------------------------------------- the estimate
 
 
-def estimate_ingest(store: Any, settings: Settings, paths: Iterable[str | Path], *, force: bool = False) -> IngestEstimate:
+def estimate_ingest(store: GraphStore, settings: Settings, paths: Iterable[str | Path], *, force: bool = False) -> IngestEstimate:
     """Per file and in total: the requests, tokens, prices and cache hits a real LLM ingest of `paths` would have."""
     quiet = settings.override(embed_paragraphs=False, ner_cache_entries=0)  # a dry run writes no cache
     twin = Ingestor(store, quiet)

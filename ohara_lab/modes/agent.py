@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import LLMError
 from ..llm.shared import provider_for
@@ -27,6 +27,9 @@ from ..retrieval.state import QueryState
 from ..store.protocol import GraphStore
 from .result import ModeResult
 from .tools import TOOLS, ToolContext
+
+if TYPE_CHECKING:
+    from ..atlas import Atlas
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +46,7 @@ class _ToolRun:
     stopped: str = "max_iterations"
 
 
-def run_agent(atlas: Any, text: str, session_history: list[dict[str, str]] | None = None,
+def run_agent(atlas: Atlas, text: str, session_history: list[dict[str, str]] | None = None,
               **overrides: Any) -> ModeResult:
     # The tools are the spec's phases (no graph walk among them), so their hits are fused with the spec's
     # engine: the original profile, whatever the atlas's default (a per-call profile= still wins).

@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import LLMError
 from ..extractive import extractive_reply, idf_from_counts
@@ -38,6 +38,10 @@ from ..llm import offline_behaviours
 from ..llm.offline_builtin import answer as builtin_answer
 from ..llm.shared import provider_for
 from .citations import locate, table_prose
+
+if TYPE_CHECKING:
+    from ..atlas import Atlas
+    from ..store.protocol import GraphStore
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +79,7 @@ def insufficient_text(retrieval: Any) -> str:
     return INSUFFICIENT.format(reason=retrieval.abstain_reason or "nothing was retrieved")
 
 
-def answer(atlas: Any, question: str, *, mode: str = "standard", session_history: list[dict[str, str]] | None = None,
+def answer(atlas: Atlas, question: str, *, mode: str = "standard", session_history: list[dict[str, str]] | None = None,
            **overrides: Any) -> Answer:
     retrieval = atlas.query(question, mode=mode, session_history=session_history, **overrides)
     chosen = retrieval.tiers.principal[:MAX_PASSAGES]
@@ -92,7 +96,7 @@ def answer(atlas: Any, question: str, *, mode: str = "standard", session_history
     return Answer(question, text, citations, retrieval, bool(data["insufficient"]), by, mode, short)
 
 
-def _generate(atlas: Any, settings: Any, question: str, retrieval: Any,
+def _generate(atlas: Atlas, settings: Any, question: str, retrieval: Any,
               chosen: list[Any]) -> tuple[dict[str, Any], str | None, str]:
     """(reply, short answer, who answered): the configured provider's, else the offline extractive one."""
     provider = provider_for(settings)
@@ -110,7 +114,8 @@ def _generate(atlas: Any, settings: Any, question: str, retrieval: Any,
         return data, short, f"offline ({provider.name} failed)"
 
 
-def offline_answer(store: Any, question: str, retrieval: Any, chosen: list[Any]) -> tuple[dict[str, Any], str | None]:
+def offline_answer(store: GraphStore, question: str, retrieval: Any,
+                   chosen: list[Any]) -> tuple[dict[str, Any], str | None]:
     """The extractive reply over the whole passages, weighted by the atlas's idf and the passages' entities."""
     passages = [_passage(retrieval, f.id) for f in chosen]
     entities = passage_entities(store, [f.id for f in chosen])
@@ -125,14 +130,14 @@ def evidence_words(question: str, entities: list[list[tuple[str, str]]]) -> str:
     return " ".join([question, *(name for pairs in entities for name, _ in pairs)])
 
 
-def atlas_idf(store: Any, text: str) -> dict[str, float]:
+def atlas_idf(store: GraphStore, text: str) -> dict[str, float]:
     """token of `text` -> its idf over the atlas's full-text rows (`extractive.idf_from_counts`)."""
     tokens = sorted(set(re.findall(r"[a-z0-9]+", text.lower())))
     n_rows = int(store.corpus_stats().get("fts_rows") or 0)
     return idf_from_counts(store.term_document_counts(tokens), max(n_rows, 1)) if tokens else {}
 
 
-def passage_entities(store: Any, node_ids: list[str]) -> list[list[tuple[str, str]]]:
+def passage_entities(store: GraphStore, node_ids: list[str]) -> list[list[tuple[str, str]]]:
     """Per node, the (name, type) of every entity it mentions, its aliases included."""
     lists = {ne.node_id: ne for ne in store.entity_nodes(node_ids=node_ids)} if node_ids else {}
     slugs = sorted({s for ne in lists.values() for s in ne.slugs})

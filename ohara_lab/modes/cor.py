@@ -13,10 +13,13 @@ original, ``cor_iter_count`` is the number of queries actually run, not the cap.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..retrieval.hits import Fused
 from .result import ModeResult
+
+if TYPE_CHECKING:
+    from ..atlas import Atlas
 
 SEEDS = 3
 
@@ -29,7 +32,7 @@ def frontier_seeds(result: Any, n: int = SEEDS) -> list[str]:
     return seeds
 
 
-def run_cor(atlas: Any, text: str, session_history: list[dict[str, str]] | None = None,
+def run_cor(atlas: Atlas, text: str, session_history: list[dict[str, str]] | None = None,
             **overrides: Any) -> ModeResult:
     settings = atlas.settings.override(**overrides)
     merged: dict[str, Fused] = {}

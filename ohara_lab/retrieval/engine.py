@@ -159,7 +159,7 @@ class Engine:
         version = self.store.graph_version()
         key = config_key(settings.to_dict(), lexical)
         with self._profile_lock:
-            cached = self.atlas_cache.get(f"profile:{key}")
+            cached: AtlasProfile | None = self.atlas_cache.get(f"profile:{key}")
             if cached is not None and cached.graph_version == version:
                 return cached
             profile = stored_profile(self.store.get_meta(PROFILE_META_KEY), version, key)

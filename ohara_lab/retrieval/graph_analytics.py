@@ -41,7 +41,8 @@ def community_context(state: QueryState) -> list[dict[str, Any]]:
     analytics = state.analytics
     if analytics is None:
         return []
-    return analytics.community_context(state.seed_slugs())
+    context: list[dict[str, Any]] = analytics.community_context(state.seed_slugs())
+    return context
 
 
 def boost_pivot_hits(hits: list[Hit], slugs: list[str], store: GraphStore, analytics: Any) -> None:

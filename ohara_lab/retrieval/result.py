@@ -93,7 +93,7 @@ class RetrievalResult:
     # ------------------------------------------------------------------ dict / frame
     def hit_dict(self, f: Fused) -> dict[str, Any]:
         view = self.views.get(f.id)
-        base = asdict(view) if view else {"id": f.id, "collection": split_id(f.id)[0],
+        base: dict[str, Any] = asdict(view) if view else {"id": f.id, "collection": split_id(f.id)[0],
                                           "document_id": f.document_id, "document_title": "", "content": ""}
         base.update({
             "score": round(f.score, 6),
@@ -151,7 +151,7 @@ class RetrievalResult:
         rows = []
         for rank, f in enumerate(self.results, start=1):
             view = self.views.get(f.id)
-            row = {"rank": rank, "id": f.id, "score": f.score, "principal": f.id in principal,
+            row: dict[str, Any] = {"rank": rank, "id": f.id, "score": f.score, "principal": f.id in principal,
                    "families": len(f.families), "document": view.document_title if view else f.document_id,
                    "section": " › ".join(view.section_path) if view else "",
                    "text": (view.content[:120] if view else "")}

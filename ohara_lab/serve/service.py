@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..atlas import Atlas
 from ..errors import NotFoundError, UsageError
@@ -23,6 +23,10 @@ from ..ids import COLLECTIONS
 from ..render import shorten
 from ..retrieval.query_reduce import check_query_size
 from ..settings import Settings, weight_field
+
+if TYPE_CHECKING:
+    from ..modes.answer import Answer
+    from ..retrieval.result import RetrievalResult
 
 # Ids are content hashes and slugs: letters, digits, '-' and '_'. Nothing else is ever
 # looked up, so '..', '/', '%2F' and friends are refused before they reach the store.
@@ -107,15 +111,16 @@ class AtlasService:
         return text
 
     def query(self, text: str, *, mode: str = "standard", limit: int | None = None,
-              weights: dict[str, float] | None = None, session_history: list[dict[str, str]] | None = None) -> Any:
+              weights: dict[str, float] | None = None,
+              session_history: list[dict[str, str]] | None = None) -> RetrievalResult:
         """`Atlas.query` with the caller's limit and weights; the `RetrievalResult` (or mode result)."""
-        with self.atlas.store.snapshot():  # one committed state per request, whatever a writer does meanwhile
+        with self.atlas.snapshot():  # one committed state per request, whatever a writer does meanwhile
             return self.atlas.query(self.check_text(text), mode=mode, session_history=session_history,
                                     **self.overrides(limit, weights))
 
     def answer(self, question: str, *, mode: str = "standard",
-               session_history: list[dict[str, str]] | None = None) -> Any:
-        with self.atlas.store.snapshot():
+               session_history: list[dict[str, str]] | None = None) -> Answer:
+        with self.atlas.snapshot():
             return self.atlas.answer(self.check_text(question, "question"), mode=mode,
                                      session_history=session_history)
 
@@ -140,14 +145,13 @@ class AtlasService:
     def document(self, doc_id: str) -> dict[str, Any]:
         """A document's record and its sections, paragraphs and tables in reading order (one snapshot)."""
         full = document_ref(doc_id)
-        with self.atlas.store.snapshot():
-            doc = self.atlas.store.get_document(full)
-            if doc is None:
-                raise NotFoundError(f"document {full}")
-            return {"document": doc.to_dict(), **self.atlas.store.document_nodes(full)}
+        view = self.atlas.document(full)
+        if view is None:
+            raise NotFoundError(f"document {full}")
+        return view.to_dict()
 
     def node(self, node_id: str) -> dict[str, Any]:
-        found = self.atlas.store.get_nodes([node_ref(node_id)])
+        found = self.atlas.nodes([node_ref(node_id)])
         if node_id not in found:
             raise NotFoundError(f"node {node_id}")
         return found[node_id]
@@ -156,14 +160,10 @@ class AtlasService:
         """A node's structural neighbourhood (phase 3's traversal): `[{id, type, title, snippet, hops, relation}]`."""
         if not 1 <= depth <= GRAPH_DEPTH_MAX:
             raise UsageError(f"depth must be between 1 and {GRAPH_DEPTH_MAX}, got {depth}")
-        store = self.atlas.store
-        with store.snapshot():
+        with self.atlas.snapshot():
             self.node(node_id)
-            if node_id.startswith("documents/"):  # the traversal never expands documents: list their top sections
-                hops = [(e.to_id, 1, e.relation) for e in store.edges(from_ids=[node_id], relations=["HAS_CHILD"])]
-            else:
-                hops = [(n.id, n.hops, n.relation) for n in store.structural_neighbours([node_id], depth)]
-            rows = store.get_nodes([h[0] for h in hops])
+            hops = [(n.id, n.hops, n.relation) for n in self.atlas.neighbours(node_id, depth)]
+            rows = self.atlas.nodes([h[0] for h in hops])
         return [_neighbour(rows[i], i, n, rel) for i, n, rel in hops if i in rows]
 
     # ------------------------------------------------------------------ the writes a server may be started for

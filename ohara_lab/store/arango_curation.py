@@ -225,7 +225,7 @@ class CurationSteps(CurationQueries):
               FOR e IN edges FILTER e._from == i AND e.relation == "MENTIONS"
               REMOVE e IN edges""", {"ids": ids})
         base = next_seq(sum(len(n.slugs) for n in nodes) or 1)
-        edges = [{"_from": n.node_id, "_to": "entities/" + s, "relation": "MENTIONS", "type": "MENTIONS",
+        edges: list[dict[str, Any]] = [{"_from": n.node_id, "_to": "entities/" + s, "relation": "MENTIONS", "type": "MENTIONS",
                   "document_id": n.document_id, "attrs": n.mention}
                  for n in nodes for s in dict.fromkeys(n.slugs)]
         for i, e in enumerate(edges):
@@ -309,7 +309,7 @@ class ArangoCurationMixin(CurationQueries):
         """Active routes as (op id, node id or '', from slug, to slug or None)."""
         return [tuple(r) for r in rows(self.db, """
             FOR r IN entity_routes SORT r.op_id, r.node_id, r.from_slug
-              RETURN [r.op_id, r.node_id, r.from_slug, r.to_slug]""")]  # type: ignore[misc]
+              RETURN [r.op_id, r.node_id, r.from_slug, r.to_slug]""")]
 
     def routed_links(self, op_id: int) -> list[tuple[list[Edge], list[Edge]]]:
         """(links before, links after) of each document re-ingested while step `op_id` routed its mentions, in order."""

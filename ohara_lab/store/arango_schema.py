@@ -8,7 +8,7 @@ that ever appear in AQL text.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from arango.database import StandardDatabase
 from arango.exceptions import ArangoError, ArangoServerError
@@ -100,7 +100,7 @@ def ensure_schema(db: StandardDatabase) -> None:
 
 
 def _ensure_collections(db: StandardDatabase) -> None:
-    existing = {c["name"] for c in db.collections()}
+    existing = {c["name"] for c in cast("list[dict[str, Any]]", db.collections())}  # a plain database: no jobs
     missing = [c for c in (*DOCUMENT_COLLECTIONS, EDGES) if c not in existing]
     if not missing:
         return
@@ -115,14 +115,14 @@ def _ensure_collections(db: StandardDatabase) -> None:
 
 
 def _ensure_view(db: StandardDatabase) -> None:
-    if not any(v["name"] == VIEW for v in db.views()):
+    if not any(v["name"] == VIEW for v in cast("list[dict[str, Any]]", db.views())):
         try:
             db.create_arangosearch_view(VIEW, properties={"links": VIEW_LINKS})
             return
         except ArangoServerError as e:
             if e.error_code != 1207:
                 raise
-    if not view_links_ok(db.view(VIEW).get("links", {})):
+    if not view_links_ok(cast("dict[str, Any]", db.view(VIEW)).get("links", {})):
         # An atlas made by an older version: bring its links up to date (the server re-indexes).
         db.update_arangosearch_view(VIEW, {"links": VIEW_LINKS})
 

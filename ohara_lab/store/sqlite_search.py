@@ -266,7 +266,7 @@ class SqliteSearchMixin:
         return "+e.relation", "e.relation"
 
     def _has_similar_indexes(self) -> bool:
-        found = getattr(self, "_similar_indexes", None)
+        found: bool | None = getattr(self, "_similar_indexes", None)
         if found is None:
             rows = self._q("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index'"
                            " AND name IN ('edges_similar_from', 'edges_similar_to')")

@@ -21,12 +21,15 @@ import logging
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import EmbeddingError
 from ..records import Problem
+
+if TYPE_CHECKING:
+    from .ann import HnswIndex
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +69,7 @@ class VectorSearch:
                  dim_of: Callable[[str], int] | None = None):
         self.directory, self.threshold, self.ef, self.writable = directory, int(threshold), int(ef), writable
         self.dim_of = dim_of  # a model's vector dimension in the atlas (a graph of another is not used)
-        self._graphs: dict[str, Any] = {}
+        self._graphs: dict[str, HnswIndex] = {}
         self.damaged: dict[str, str] = {}  # model -> why its graph file is not trusted (warned once)
         self.builds = 0  # full builds in this process (a test reads it to tell a load from a rebuild)
 
@@ -147,7 +150,7 @@ class VectorSearch:
         self._graphs[model] = graph
         self.damaged.pop(model, None)
 
-    def _open(self, model: str, count: int, version: int) -> Any:
+    def _open(self, model: str, count: int, version: int) -> HnswIndex | None:
         """The graph saved for `model`, verified against the atlas too; None when there is none.
 
         Raises OldFormat or IndexDamaged (`ohara_lab.store.ann`). A graph behind the atlas (a write
@@ -173,7 +176,7 @@ class VectorSearch:
             raise IndexDamaged(path, f"holds {graph.live:,} ids, the atlas {count:,} {model} vectors")
         return graph
 
-    def _graph(self, model: str, count: int, version: int, load: Loader) -> Any:
+    def _graph(self, model: str, count: int, version: int, load: Loader) -> HnswIndex | None:
         """The model's graph, up to date; None when its file is damaged (the caller searches exactly)."""
         from .ann import HnswIndex, IndexDamaged, OldFormat, file_stem  # noqa: PLC0415 - faiss only when needed
 

@@ -24,10 +24,10 @@ import math
 
 from ...settings import Settings
 from ...store.protocol import GraphStore
+from ...text import tokenize
 from ..fusion import fuse, normalisation, phase_weights
 from ..hits import Hit
 from ..normalise import max_norm, minmax_norm
-from ..query import tokenize
 from ..state import QueryState
 
 HITS_PER_ENTITY = 10

@@ -75,10 +75,10 @@ def personalized_pagerank(graph: PassageGraph, reset: np.ndarray, damping: float
                           open_rows: np.ndarray | None = None) -> np.ndarray:
     """x = (1 − d)·r + d·Pᵀx by power iteration; `reset` sums to 1. Mass that reaches a closed row
     (`open_rows` = 0: a passage an "as of" query must not read) is dropped there."""
-    x = reset.copy()
+    x: np.ndarray = reset.copy()
     restart = (1.0 - damping) * reset
     for _ in range(MAX_STEPS):
-        nxt = graph.transpose @ x  # then d·(Pᵀx) + (1 − d)·r in place: the same floats, no temporaries
+        nxt: np.ndarray = graph.transpose @ x  # then d·(Pᵀx) + (1 − d)·r in place: the same floats, no temporaries
         nxt *= damping
         nxt += restart
         if open_rows is not None:

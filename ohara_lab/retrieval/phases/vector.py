@@ -10,7 +10,7 @@ AS_OF_OVERFETCH = 4  # an "as of" query drops later documents' neighbours: ask f
 
 
 def vector(state: QueryState, store: GraphStore, settings: Settings) -> list[Hit]:
-    if state.query_vector is None:
+    if state.query_vector is None or state.query_vector_model is None:  # a query vector comes with its model
         return []
     walk = settings.ppr_candidates if settings.ppr_weight > 0 else 0  # the graph walk resets from more candidates
     k = max(settings.vector_limit, walk)
