@@ -42,8 +42,10 @@ def _slug(title: str, taken: dict[str, str]) -> str:
 def corpus_rows(corpus: Any) -> list[tuple[str, str]]:
     """(title, text) per passage, in file order."""
     if isinstance(corpus, dict):
-        return [(t, " ".join(s.strip() for s in sents) if isinstance(sents, list) else str(sents))
-                for t, sents in corpus.items()]
+        return [
+            (t, " ".join(s.strip() for s in sents) if isinstance(sents, list) else str(sents))
+            for t, sents in corpus.items()
+        ]
     return [(row["title"], row["text"]) for row in corpus]
 
 
@@ -64,9 +66,16 @@ def convert(questions: list[dict[str, Any]], corpus: Any, n: int, seed: int) -> 
         if not gold or not isinstance(answer, str) or not answer.strip():
             continue
         aliases = [a for a in _parse(row.get("answer_aliases") or []) if isinstance(a, str) and a != answer]
-        queries.append({"id": str(row.get("_id") or row.get("id")), "question": row["question"],
-                        "gold_doc_ids": list(dict.fromkeys(gold)), "question_type": row.get("type") or "default",
-                        "answer": answer, "answer_aliases": aliases})
+        queries.append(
+            {
+                "id": str(row.get("_id") or row.get("id")),
+                "question": row["question"],
+                "gold_doc_ids": list(dict.fromkeys(gold)),
+                "question_type": row.get("type") or "default",
+                "answer": answer,
+                "answer_aliases": aliases,
+            }
+        )
         if len(queries) == n:
             break
     return docs, queries
@@ -80,8 +89,9 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=100)
     ap.add_argument("--seed", type=int, default=13)
     args = ap.parse_args()
-    docs, queries = convert(json.loads(args.questions.read_text()), json.loads(args.corpus.read_text()),
-                            args.n, args.seed)
+    docs, queries = convert(
+        json.loads(args.questions.read_text()), json.loads(args.corpus.read_text()), args.n, args.seed
+    )
     args.out.mkdir(parents=True, exist_ok=True)
     for name, rows in (("corpus.jsonl", docs), ("queries.jsonl", queries)):
         with (args.out / name).open("w") as fh:

@@ -9,7 +9,7 @@ what is shown is clipped). A sentence's evidence for question Q is
     evidence(s) = Σ_{t ∈ T(Q) ∩ T(s), t not yet covered} idf(t) / Σ_{t ∈ T(Q)} idf(t)   (IDF-weighted coverage)
                 + W_ENTITY · |E(Q) ∩ E(s), not yet covered| / |E(Q)|                    (the query's entities)
                 + W_TYPE   · [s holds a span of the expected answer type not in Q]        (`answer_type`)
-                + W_BRIDGE · spec(b) · [s, in another passage, names an entity b of a chosen sentence that Q
+                + W_BRIDGE · spec(b) · [s, in another document, names an entity b of a chosen sentence that Q
                                         does not name] (the multi-hop bridge; spec = idf of b's rarest word
                                         over the highest idf, so "United States" links little)
 
@@ -17,7 +17,11 @@ with T the stemmed content terms, E the entity names, and idf(t) = ln((N − df(
 clamped at `MIN_IDF`: Robertson and Spärck Jones' term weight, the idf of BM25 (Robertson & Zaragoza,
 "The Probabilistic Relevance Framework: BM25 and Beyond", 2009), with df and N over the atlas's
 full-text rows (`GraphStore.term_document_counts`, `corpus_stats`), or over the given sentences when
-no atlas is at hand. Selection is greedy (each step takes the sentence adding most evidence, ties by
+no atlas is at hand. A bridge name b is one of the chosen sentence's entities, or (`MENTION_LINKS`) a
+name of s that the chosen sentence's text holds, also inside a longer name ("Philbrook Museum of Tulsa"
+links a passage on Tulsa); dates, amounts and one-word CONCEPT names ("American": an attribute, not a
+second subject) link nothing, and a hop leaves the document: two passages under one title do not bridge.
+Selection is greedy (each step takes the sentence adding most evidence, ties by
 passage then position): coverage counts only what earlier picks did not cover, the type and bridge
 bonuses apply once, and a further sentence adding less than `MIN_GAIN` is not taken (the first needs
 only to share a term or an entity with the question). A prior W_RANK / rank of
@@ -26,10 +30,15 @@ that test). So the answer is padded
 with nothing, and holds at most `MAX_SENTENCES`.
 
 The short answer is a span of the expected type, not in the question, in the first chosen sentence that
-holds one, bridge sentences first (the later hop of a chain is the one that answers), then by evidence:
+holds one, bridge sentences first (the later hop of a chain is the one that answers; unless one pick
+already holds every word of the question, when only a bridge adding a word of it comes first), then by evidence:
 that sentence's only such span, or the one clearly best (of the first
 expected type, then nearest to the question's words in the sentence, at most `CLEAR_MARGIN` times as far as the next);
 two about equally good spans give none.
+
+Shown, a sentence longer than `SHOWN_CHARS` is the word-aligned window of it holding most of its evidence
+(the question's words, spans of the expected type, the short answer, the bridge name), marked "…"; the
+reply's quotes keep the sentence whole for the citation.
 """
 
 from __future__ import annotations
@@ -55,8 +64,8 @@ CLEAR_MARGIN = 0.5  # the nearest span is clearly best only at most half as far 
 BRIDGE_IDF = True  # scale the bridge bonus by how rare the linking name is
 VALUE_TYPES = frozenset({"DATE", "AMOUNT", "NUMBER"})  # a year shared by two passages links nothing
 TITLE_NAMES = True  # a passage's "(title)" line names the subject of each of its sentences
-MENTION_LINKS = True
-SHORT_BRIDGE = 0.5  # a name an earlier pick's text holds links too, also inside a longer name ("... of Tulsa")
+MENTION_LINKS = True  # a name an earlier pick's text holds links too, also inside a longer name ("... of Tulsa")
+WEAK_LINKS = True  # a one-word CONCEPT name (a group or language: "American") links nothing
 STOPWORDS = QUERY_STOPWORDS | QUESTION_WORDS
 _SOURCE_LINE = re.compile(r"^\s*\([^)\n]{1,200}\)\s*\n")
 _NAME = re.compile(r"\b[A-Z][\w'.-]*(?:\s+(?:of|the|de|von|van|and|&)?\s*[A-Z][\w'.-]*)*")
@@ -87,7 +96,7 @@ class _Candidate:
     terms: set[str]
     names: set[str]
     spans: list[TypedSpan] = field(default_factory=list)
-    values: set[str] = field(default_factory=set)  # its names that are dates or amounts: values, not links
+    values: set[str] = field(default_factory=set)  # its names that link nothing: dates, amounts, "American"
     source: str = ""  # its document (the passage's "(title)" line, else the passage number): a hop leaves it
 
 
@@ -149,9 +158,14 @@ def select_sentences(
             has_type = bool(c.spans) and not typed
             links = [n for n in sorted(c.names) if bridges.get(n, c.source) != c.source]
             if MENTION_LINKS:
-                links += [n for n in sorted(c.names - c.values) if n not in links and len(n) > 3
-                          and not in_question(n, question)
-                          and any(p.source != c.source and _has_name(p.text, n) for p in picked)]
+                links += [
+                    n
+                    for n in sorted(c.names - c.values)
+                    if n not in links
+                    and len(n) > 3
+                    and not in_question(n, question)
+                    and any(p.source != c.source and _has_name(p.text, n) for p in picked)
+                ]
             bridge = max(links, key=lambda n: (specific(n), n), default="")
             gain = (
                 sum(weights[t] for t in new_terms) / total
@@ -250,9 +264,15 @@ def _candidates(passages: Sequence[str], entities: Sequence[Entities] | None, ty
                 names.add(title)
             spans = typed_spans(sentence, ents, types) if types else []
             values = {name for name, etype in ents if etype in VALUE_TYPES and name in names}
+            if WEAK_LINKS:  # "American", "Canadian": an attribute of the sentence's subject, not a second subject
+                typed_as: dict[str, set[str]] = {}
+                for name, etype in ents:
+                    typed_as.setdefault(name, set()).add(etype)
+                values |= {name for name in names if typed_as.get(name) == {"CONCEPT"} and " " not in name.strip()}
             source = head.group(0).strip() if head else f"#{n}"
-            out.append(_Candidate(n, position, sentence, {stem(t) for t in _tokens(sentence)}, names, spans, values,
-                                  source))
+            out.append(
+                _Candidate(n, position, sentence, {stem(t) for t in _tokens(sentence)}, names, spans, values, source)
+            )
     return out
 
 
@@ -305,7 +325,7 @@ def _local_idf(texts: Sequence[str], question: str) -> dict[str, float]:
     return idf_from_counts(counts, max(len(rows), 1) + 1)
 
 
-SHOWN_CHARS = 220  # a longer sentence is shown as its window of this many characters holding most evidence
+SHOWN_CHARS = 200  # a longer sentence is shown as its window of this many characters holding most evidence
 QUOTE_CHARS = 1000  # the prompt schema's longest quote
 
 
