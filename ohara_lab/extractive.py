@@ -9,7 +9,7 @@ what is shown is clipped). A sentence's evidence for question Q is
     evidence(s) = Σ_{t ∈ T(Q) ∩ T(s), t not yet covered} idf(t) / Σ_{t ∈ T(Q)} idf(t)   (IDF-weighted coverage)
                 + W_ENTITY · |E(Q) ∩ E(s), not yet covered| / |E(Q)|                    (the query's entities)
                 + W_TYPE   · [s holds a span of the expected answer type not in Q]        (`answer_type`)
-                + W_BRIDGE · spec(b) · [s, in another passage, names an entity b of a chosen sentence that Q
+                + W_BRIDGE · spec(b) · [s, in another document, names an entity b of a chosen sentence that Q
                                         does not name] (the multi-hop bridge; spec = idf of b's rarest word
                                         over the highest idf, so "United States" links little)
 
@@ -17,7 +17,11 @@ with T the stemmed content terms, E the entity names, and idf(t) = ln((N − df(
 clamped at `MIN_IDF`: Robertson and Spärck Jones' term weight, the idf of BM25 (Robertson & Zaragoza,
 "The Probabilistic Relevance Framework: BM25 and Beyond", 2009), with df and N over the atlas's
 full-text rows (`GraphStore.term_document_counts`, `corpus_stats`), or over the given sentences when
-no atlas is at hand. Selection is greedy (each step takes the sentence adding most evidence, ties by
+no atlas is at hand. A bridge name b is one of the chosen sentence's entities, or (`MENTION_LINKS`) a
+name of s that the chosen sentence's text holds, also inside a longer name ("Philbrook Museum of Tulsa"
+links a passage on Tulsa); dates, amounts and one-word CONCEPT names ("American": an attribute, not a
+second subject) link nothing, and a hop leaves the document: two passages under one title do not bridge.
+Selection is greedy (each step takes the sentence adding most evidence, ties by
 passage then position): coverage counts only what earlier picks did not cover, the type and bridge
 bonuses apply once, and a further sentence adding less than `MIN_GAIN` is not taken (the first needs
 only to share a term or an entity with the question). A prior W_RANK / rank of
@@ -26,10 +30,15 @@ that test). So the answer is padded
 with nothing, and holds at most `MAX_SENTENCES`.
 
 The short answer is a span of the expected type, not in the question, in the first chosen sentence that
-holds one, bridge sentences first (the later hop of a chain is the one that answers), then by evidence:
+holds one, bridge sentences first (the later hop of a chain is the one that answers; unless one pick
+already holds every word of the question, when only a bridge adding a word of it comes first), then by evidence:
 that sentence's only such span, or the one clearly best (of the first
 expected type, then nearest to the question's words in the sentence, at most `CLEAR_MARGIN` times as far as the next);
 two about equally good spans give none.
+
+Shown, a sentence longer than `SHOWN_CHARS` is the word-aligned window of it holding most of its evidence
+(the question's words, spans of the expected type, the short answer, the bridge name), marked "…"; the
+reply's quotes keep the sentence whole for the citation.
 """
 
 from __future__ import annotations
@@ -50,11 +59,13 @@ MIN_IDF = 0.05  # a term in nearly every row still counts a little (BM25's idf g
 W_ENTITY = 0.25
 W_TYPE = 0.35
 W_BRIDGE = 1.0
-W_RANK = 0.3  # / the passage's rank: the retriever's order breaks near-ties (it is no evidence itself)
+W_RANK = 0.6  # / the passage's rank: the retriever's order breaks near-ties (it is no evidence itself)
 CLEAR_MARGIN = 0.5  # the nearest span is clearly best only at most half as far from the question's words
 BRIDGE_IDF = True  # scale the bridge bonus by how rare the linking name is
 VALUE_TYPES = frozenset({"DATE", "AMOUNT", "NUMBER"})  # a year shared by two passages links nothing
 TITLE_NAMES = True  # a passage's "(title)" line names the subject of each of its sentences
+MENTION_LINKS = True  # a name an earlier pick's text holds links too, also inside a longer name ("... of Tulsa")
+WEAK_LINKS = True  # a one-word CONCEPT name (a group or language: "American") links nothing
 STOPWORDS = QUERY_STOPWORDS | QUESTION_WORDS
 _SOURCE_LINE = re.compile(r"^\s*\([^)\n]{1,200}\)\s*\n")
 _NAME = re.compile(r"\b[A-Z][\w'.-]*(?:\s+(?:of|the|de|von|van|and|&)?\s*[A-Z][\w'.-]*)*")
@@ -74,6 +85,7 @@ class Chosen:
     entities: tuple[str, ...] = ()  # query entities it covered first
     typed: bool = False  # held a span of the expected type
     bridge: str = ""  # the entity of an earlier pick it names
+    cover: float = 0.0  # the share of the question's idf weight its terms hold (earlier picks' included)
 
 
 @dataclass
@@ -84,7 +96,8 @@ class _Candidate:
     terms: set[str]
     names: set[str]
     spans: list[TypedSpan] = field(default_factory=list)
-    values: set[str] = field(default_factory=set)  # its names that are dates or amounts: values, not links
+    values: set[str] = field(default_factory=set)  # its names that link nothing: dates, amounts, "American"
+    source: str = ""  # its document (the passage's "(title)" line, else the passage number): a hop leaves it
 
 
 def idf_from_counts(counts: Mapping[str, int], n_rows: int) -> dict[str, float]:
@@ -131,7 +144,8 @@ def select_sentences(
     covered: set[str] = set()
     named: set[str] = set()
     typed = False
-    bridges: dict[str, int] = {}  # entity of a chosen sentence, not in the question -> its passage
+    bridges: dict[str, str] = {}  # entity of a chosen sentence, not in the question -> its document
+    picked: list[_Candidate] = []
     while len(chosen) < limit:
         best: tuple[float, int, int] | None = None
         best_c: _Candidate | None = None
@@ -142,7 +156,16 @@ def select_sentences(
             new_terms = (c.terms & set(weights)) - covered
             new_names = (c.names & q_names) - named
             has_type = bool(c.spans) and not typed
-            links = [n for n in sorted(c.names) if bridges.get(n, c.passage) != c.passage]
+            links = [n for n in sorted(c.names) if bridges.get(n, c.source) != c.source]
+            if MENTION_LINKS:
+                links += [
+                    n
+                    for n in sorted(c.names - c.values)
+                    if n not in links
+                    and len(n) > 3
+                    and not in_question(n, question)
+                    and any(p.source != c.source and _has_name(p.text, n) for p in picked)
+                ]
             bridge = max(links, key=lambda n: (specific(n), n), default="")
             gain = (
                 sum(weights[t] for t in new_terms) / total
@@ -171,6 +194,7 @@ def select_sentences(
                 tuple(sorted(new_names)),
                 has_type,
                 bridge,
+                round(sum(weights[t] for t in best_c.terms & set(weights)) / total, 4),
             )
         )
         covered |= new_terms
@@ -178,7 +202,8 @@ def select_sentences(
         typed = typed or has_type
         for name in best_c.names:
             if not in_question(name, question) and name not in best_c.values:
-                bridges.setdefault(name, best_c.passage)
+                bridges.setdefault(name, best_c.source)
+        picked.append(best_c)
     return chosen
 
 
@@ -198,7 +223,9 @@ def _short(
         return None
     q_terms = {stem(t) for t in _tokens(question)}
     # A bridge sentence is the later hop of a chain, the one that answers: it is read first.
-    for ch in sorted(chosen, key=lambda c: (-bool(c.bridge), -c.gain)):
+    # ... unless one sentence holds every word of the question: then a hop adding no word of it answers nothing.
+    whole = any(c.cover >= 1.0 for c in chosen)
+    for ch in sorted(chosen, key=lambda c: (-bool(c.bridge and (c.terms or not whole)), -c.gain)):
         ents = entities[ch.passage - 1] if entities and ch.passage <= len(entities) else ()
         spans = [s for s in typed_spans(ch.text, ents, want.types) if not in_question(s.text, question)]
         if not spans:
@@ -237,7 +264,15 @@ def _candidates(passages: Sequence[str], entities: Sequence[Entities] | None, ty
                 names.add(title)
             spans = typed_spans(sentence, ents, types) if types else []
             values = {name for name, etype in ents if etype in VALUE_TYPES and name in names}
-            out.append(_Candidate(n, position, sentence, {stem(t) for t in _tokens(sentence)}, names, spans, values))
+            if WEAK_LINKS:  # "American", "Canadian": an attribute of the sentence's subject, not a second subject
+                typed_as: dict[str, set[str]] = {}
+                for name, etype in ents:
+                    typed_as.setdefault(name, set()).add(etype)
+                values |= {name for name in names if typed_as.get(name) == {"CONCEPT"} and " " not in name.strip()}
+            source = head.group(0).strip() if head else f"#{n}"
+            out.append(
+                _Candidate(n, position, sentence, {stem(t) for t in _tokens(sentence)}, names, spans, values, source)
+            )
     return out
 
 
@@ -290,7 +325,7 @@ def _local_idf(texts: Sequence[str], question: str) -> dict[str, float]:
     return idf_from_counts(counts, max(len(rows), 1) + 1)
 
 
-SHOWN_CHARS = 400  # a quoted sentence is clipped to this when shown (selection saw it whole)
+SHOWN_CHARS = 200  # a longer sentence is shown as its window of this many characters holding most evidence
 QUOTE_CHARS = 1000  # the prompt schema's longest quote
 
 
@@ -316,7 +351,10 @@ def extractive_reply(
     found = _short(question, chosen, entities)
     short, holder = (found[0], found[1].passage) if found else (None, 0)
     order = sorted(chosen, key=lambda c: (c.passage, c.position))
-    text = " ".join(f"{_clip(c.text, SHOWN_CHARS)} [{c.passage}]" for c in order)
+    want = expected_types(question).types
+    q_stems = {stem(t) for t in _tokens(question)}
+    shown = [_window(c.text, SHOWN_CHARS, _anchors(c, q_stems, want, entities, short)) for c in order]
+    text = " ".join(f"{t} [{c.passage}]" for t, c in zip(shown, order))
     if short is not None:
         text = f"{short.text} [{holder}]. {text}"
     quotes = [{"passage": c.passage, "text": _clip(c.text, QUOTE_CHARS)} for c in order]
@@ -325,6 +363,41 @@ def extractive_reply(
         short,
         holder,
     )
+
+
+def _anchors(
+    ch: Chosen, q_stems: set[str], want: Sequence[str], entities: Sequence[Entities] | None, short: TypedSpan | None
+) -> list[tuple[int, int]]:
+    """Character ranges of a chosen sentence that carry its evidence: the question's words, the spans of the
+    expected type (the short answer's counted thrice) and the bridge name."""
+    out = [(m.start(), m.end()) for m in _WORDS.finditer(ch.text.lower()) if stem(m.group(0)) in q_stems]
+    ents = entities[ch.passage - 1] if entities and ch.passage <= len(entities) else ()
+    for span in typed_spans(ch.text, ents, want) if want else []:
+        out += [(span.start, span.end)] * (3 if short is not None and span.text == short.text else 1)
+    if ch.bridge:
+        out += [(m.start(), m.end()) for m in re.finditer(re.escape(ch.bridge), ch.text)]
+    return out
+
+
+def _window(text: str, limit: int, anchors: Sequence[tuple[int, int]]) -> str:
+    """`text` when it fits in `limit` characters, else the word-aligned window of about `limit` holding the
+    most anchor ranges whole (the earliest of equals), marked "…" where it was cut."""
+    if len(text) <= limit:
+        return text
+    starts = [0] + [m.end() for m in re.finditer(r"\s+", text)]
+    best, best_start = -1, 0
+    for start in starts:
+        if start and len(text) - start < limit // 2:
+            break
+        held = sum(1 for a, b in anchors if a >= start and b <= start + limit)
+        if held > best:
+            best, best_start = held, start
+    end = best_start + limit
+    if end < len(text):
+        cut = text.rfind(" ", best_start, end)
+        end = cut if cut > best_start else end
+    piece = text[best_start:end].strip()
+    return ("…" if best_start else "") + piece + ("…" if end < len(text) else "")
 
 
 def _clip(text: str, limit: int) -> str:

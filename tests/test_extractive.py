@@ -102,3 +102,74 @@ def test_short_answer_is_never_a_name_the_question_already_gives():
 def test_nothing_shared_means_insufficient():
     reply, short, _ = extractive_reply("What is the boiling point of mercury?", [APA])
     assert reply["insufficient"] and reply["cited"] == [] and short is None
+
+
+def test_a_bridge_runs_through_a_name_inside_a_longer_name_of_the_first_pick():
+    # The first pick's entity list has "Philbrook Museum of Tulsa" only; the answer sentence names "Tulsa".
+    question = "When did Admiral Twin open in the city where the Philbrook Museum is?"
+    passages = [
+        "(Oklahoma)\nThe Philbrook Museum of Tulsa is one of the top art museums.",
+        "(Admiral Twin)\nAdmiral Twin released Unlucky in December 1997. "
+        "They played local Tulsa shows as the opening act in the summer of 1998.",
+    ]
+    entities = [
+        [("Philbrook Museum of Tulsa", "ORG")],
+        [("Admiral Twin", "ORG"), ("December 1997", "DATE"), ("Tulsa", "LOCATION"), ("summer of 1998", "DATE")],
+    ]
+    chosen = select_sentences(question, passages, entities=entities)
+    assert any("summer of 1998" in c.text and c.bridge == "Tulsa" for c in chosen)
+
+
+def test_a_hop_leaves_the_document_two_passages_of_one_document_do_not_bridge():
+    question = "When was the GNU General Public License version 3 published?"
+    timeline = (
+        "(A Timeline)\nLicence: GNU Lesser General Public License; Version: 2.1; Published: February 1999. "
+        "Licence: GNU General Public License; Version: 3; Published: 29 June 2007."
+    )
+    note = "(A Timeline)\nThe GNU Lesser General Public License is compatible with version 3."
+    entities = [
+        [
+            ("GNU Lesser General Public License", "CONCEPT"),
+            ("GNU General Public License", "CONCEPT"),
+            ("February 1999", "DATE"),
+            ("29 June 2007", "DATE"),
+        ],
+        [("GNU Lesser General Public License", "CONCEPT")],
+    ]
+    chosen = select_sentences(question, [timeline, note], entities=entities)
+    assert not any(c.bridge for c in chosen)
+    reply, short, _ = extractive_reply(question, [timeline, note], entities=entities)
+    assert short is not None and short.text == "29 June 2007" and reply["answer"].startswith("29 June 2007 [1].")
+
+
+def test_a_long_sentence_is_shown_as_the_window_holding_its_evidence():
+    table = (
+        "Games Host city Dates Nations "
+        + "Participants Events Summer Olympics Tokyo 1964 " * 8
+        + "1988 Summer Olympics Seoul 17 September -- 2 October 160 nations"
+    )
+    question = "In which year were the Olympics held in Seoul?"
+    reply, _, _ = extractive_reply(question, [f"(South Korea at the Olympics)\n{table}."])
+    assert len(table) > 400
+    answer = reply["answer"]
+    assert "1988 Summer Olympics Seoul" in answer and "…" in answer and len(answer) < 300
+    assert reply["quotes"][0]["text"].startswith("Games Host city")  # the quote stays whole for the citation
+
+
+def test_a_one_word_group_name_is_an_attribute_and_links_nothing():
+    question = "Who played the singer in Walk the Line?"
+    passages = [
+        "(Only Daddy)\nOnly Daddy That'll Walk the Line is a song recorded by American singer Waylon Jennings.",
+        "(The Houston Kid)\nThe Houston Kid is an album by American country music singer Rodney Crowell.",
+    ]
+    entities = [
+        [("American", "CONCEPT"), ("Waylon Jennings", "PERSON")],
+        [("American", "CONCEPT"), ("Rodney Crowell", "PERSON"), ("The Houston Kid", "CONCEPT")],
+    ]
+    chosen = select_sentences(question, passages, entities=entities)
+    assert chosen[0].passage == 1
+    assert not any(c.bridge == "American" for c in chosen)
+    linked = select_sentences(
+        question, passages, entities=[[(n, "PERSON" if n == "American" else t) for n, t in e] for e in entities]
+    )
+    assert any(c.bridge == "American" for c in linked)  # the same name typed as a person would link
