@@ -342,8 +342,8 @@ class Atlas:
     def engine(self) -> Engine:
         """The retrieval engine, with the LLM steps registered and the speculative cache composed around it."""
         if self._engine is None:
-            from .llm.steps import register_llm_steps  # noqa: PLC0415
             from .retrieval.engine import Engine  # noqa: PLC0415
+            from .retrieval.llm_steps import register_llm_steps  # noqa: PLC0415
             from .retrieval.speculative import SpeculativeQueries  # noqa: PLC0415
 
             engine = Engine(self.store, self.settings)

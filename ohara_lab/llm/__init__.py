@@ -15,12 +15,6 @@ What uses it (each module one job):
                   with OHARA_LLM_BUDGET_USD, ``budget`` (calls refused past the cap)
 * ``estimate``    `estimate_ingest(...)`: the requests, tokens (``tokens``) and price of an
                   LLM ingest, nothing sent (`ohara ingest --dry-run`)
-* ``steps``       `register_llm_steps(engine, settings)`: phase 0a/0b
-                  (``query_plan``), reasoning sub-queries (``reasoning``), integrity
-                  verify, self-RAG and rerank (``verify``), registered at the engine's
-                  extension points (`ohara_lab.retrieval.extensions`)
-* ``speculative`` `SpeculativeQueries(engine)`: the pre-warm cache the atlas composes
-                  around its engine
 * ``shared``      one provider per LLM configuration for query-time features
 * ``offline_builtin`` / ``offline_core``: what the offline provider answers
 """

@@ -16,7 +16,7 @@ after_tiers    ``step(result, state)``                           after tiers and
 
 ``toc_selector`` holds exactly one step (registering replaces the lexical default);
 the other points hold any number. The LLM layer registers phase 0a/0b, reasoning
-sub-queries, integrity verify, self-RAG and rerank (`ohara_lab.llm.steps`); the
+sub-queries, integrity verify, self-RAG and rerank (`ohara_lab.retrieval.llm_steps`); the
 speculative cache registers its pre-warm (`ohara_lab.retrieval.speculative`).
 """
 from __future__ import annotations

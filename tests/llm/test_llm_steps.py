@@ -6,7 +6,7 @@ import pytest
 
 from gemini_stub import error_reply
 from standin import faithful_model, gemini_atlas, ingested_samples, offline_atlas
-from ohara_lab.llm.query_plan import LLMTocSelector, day_range, history_block
+from ohara_lab.retrieval.llm_steps.query_plan import LLMTocSelector, day_range, history_block
 from ohara_lab.retrieval.speculative import cache_key
 
 MODEL = "gemini:gemini-2.5-flash-lite"

@@ -25,14 +25,14 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from ..dates import iso_bounds
-from ..errors import LLMError
-from ..ids import norm_key
-from ..retrieval.phases.toc import lexical_selector
-from ..retrieval.state import QueryState
-from ..settings import Settings
-from ..store.protocol import GraphStore
-from .shared import provider_for
+from ...dates import iso_bounds
+from ...errors import LLMError
+from ...ids import norm_key
+from ...llm.shared import provider_for
+from ...settings import Settings
+from ...store.protocol import GraphStore
+from ..phases.toc import lexical_selector
+from ..state import QueryState
 
 log = logging.getLogger(__name__)
 

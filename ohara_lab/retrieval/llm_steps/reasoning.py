@@ -14,13 +14,13 @@ import logging
 import math
 from typing import Any
 
-from ..errors import LLMError
-from ..retrieval.hits import Hit
-from ..retrieval.phases.bm25 import strict_dates
-from ..retrieval.state import QueryState
-from ..store.protocol import GraphStore
-from ..text import tokenize
-from .shared import provider_for
+from ...errors import LLMError
+from ...llm.shared import provider_for
+from ...store.protocol import GraphStore
+from ...text import tokenize
+from ..hits import Hit
+from ..phases.bm25 import strict_dates
+from ..state import QueryState
 
 log = logging.getLogger(__name__)
 

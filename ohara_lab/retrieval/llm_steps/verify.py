@@ -22,11 +22,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..errors import LLMError
-from ..retrieval.result import RetrievalResult
-from ..retrieval.state import QueryState
-from ..retrieval.tiers import IntegrityItem
-from .shared import provider_for
+from ...errors import LLMError
+from ...llm.shared import provider_for
+from ..result import RetrievalResult
+from ..state import QueryState
+from ..tiers import IntegrityItem
 
 log = logging.getLogger(__name__)
 

@@ -23,11 +23,11 @@ The after-tier order follows spec §3 (tiers → integrity check → self-RAG �
 """
 from __future__ import annotations
 
-from ..retrieval.engine import Engine
-from ..settings import Settings
+from ...llm.shared import is_offline
+from ...settings import Settings
+from ..engine import Engine
 from .query_plan import LLMFingerprint, LLMTocSelector
 from .reasoning import reasoning_subqueries
-from .shared import is_offline
 from .verify import integrity_verify, rerank, self_rag
 
 
