@@ -19,6 +19,7 @@ Assert the condition (on fixtures built to make it hold), then check. `if reason
 and `if bad: pytest.fail(...)` are checks of their own, and an `if` on a parametrised case says which
 case runs; neither is flagged.
 """
+
 from __future__ import annotations
 
 import ast
@@ -28,10 +29,20 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent
 TIMING_FIELDS = frozenset({"timings_ms", "latency_ms", "elapsed_ms", "elapsed_s", "duration_s", "wall_s"})
 ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
-CLOCKS = frozenset({
-    "perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time", "time_ns",
-    "process_time", "process_time_ns", "thread_time", "thread_time_ns",
-})
+CLOCKS = frozenset(
+    {
+        "perf_counter",
+        "perf_counter_ns",
+        "monotonic",
+        "monotonic_ns",
+        "time",
+        "time_ns",
+        "process_time",
+        "process_time_ns",
+        "thread_time",
+        "thread_time_ns",
+    }
+)
 
 
 def _scopes(tree: ast.Module) -> list[ast.AST]:
@@ -74,7 +85,12 @@ def timed_assertions(source: str, filename: str = "<test>") -> list[str]:
         for n in ast.walk(expr):
             if isinstance(n, ast.Call):
                 f = n.func
-                if isinstance(f, ast.Attribute) and f.attr in CLOCKS and isinstance(f.value, ast.Name) and f.value.id in modules:
+                if (
+                    isinstance(f, ast.Attribute)
+                    and f.attr in CLOCKS
+                    and isinstance(f.value, ast.Name)
+                    and f.value.id in modules
+                ):
                     return True
                 if isinstance(f, ast.Name) and f.id in clock_funcs:
                     return True
@@ -99,14 +115,17 @@ def timed_assertions(source: str, filename: str = "<test>") -> list[str]:
                     changed = True
             returns_clock = isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
                 isinstance(n, ast.Return) and n.value is not None and reads_clock(n.value, tainted)
-                for n in _own_nodes(scope))
+                for n in _own_nodes(scope)
+            )
             if returns_clock and scope.name not in clock_funcs:
                 clock_funcs.add(scope.name)
                 changed = True
     found = []
     for scope in scopes:
         for node in _own_nodes(scope):
-            if isinstance(node, ast.Assert) and (reads_clock(node.test, tainted_in[id(scope)]) or orders_timings(node.test)):
+            if isinstance(node, ast.Assert) and (
+                reads_clock(node.test, tainted_in[id(scope)]) or orders_timings(node.test)
+            ):
                 found.append(f"{filename}:{node.lineno}: {ast.unparse(node)[:120]}")
     return sorted(found, key=lambda line: int(line.split(":")[1]))
 
@@ -116,7 +135,9 @@ def _names_timings(node: ast.AST) -> bool:
         return node.attr in TIMING_FIELDS
     if isinstance(node, ast.Name):
         return node.id in TIMING_FIELDS
-    return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value in TIMING_FIELDS
+    return (
+        isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value in TIMING_FIELDS
+    )
 
 
 def _timing_field(expr: ast.AST) -> bool:
@@ -126,8 +147,9 @@ def _timing_field(expr: ast.AST) -> bool:
         return _timing_field(expr.left) or _timing_field(expr.right)
     if isinstance(expr, ast.Subscript) and _names_timings(expr.value):
         return True
-    return _names_timings(expr) and not (isinstance(expr, (ast.Attribute, ast.Name)) and
-                                         getattr(expr, "attr", getattr(expr, "id", "")) == "timings_ms")
+    return _names_timings(expr) and not (
+        isinstance(expr, (ast.Attribute, ast.Name)) and getattr(expr, "attr", getattr(expr, "id", "")) == "timings_ms"
+    )
 
 
 def orders_timings(test: ast.AST) -> bool:
@@ -136,7 +158,8 @@ def orders_timings(test: ast.AST) -> bool:
         if isinstance(n, ast.Compare) and any(isinstance(op, ORDERING) for op in n.ops):
             operands = [n.left, *n.comparators]
             if any(_timing_field(o) for o in operands) and not any(
-                    isinstance(o, ast.Constant) and o.value == 0 for o in operands):
+                isinstance(o, ast.Constant) and o.value == 0 for o in operands
+            ):
                 return True
     return False
 
@@ -145,7 +168,9 @@ def test_no_assertion_in_tests_reads_a_clock():
     found = []
     for path in sorted(TESTS.rglob("*.py")):
         found += timed_assertions(path.read_text(encoding="utf-8"), str(path.relative_to(TESTS.parent)))
-    assert not found, "timed assertions (count calls, order events, a barrier or an injected clock instead):\n" + "\n".join(found)
+    assert not found, (
+        "timed assertions (count calls, order events, a barrier or an injected clock instead):\n" + "\n".join(found)
+    )
 
 
 def _flagged(code: str) -> list[int]:
@@ -235,8 +260,12 @@ def _checks(node: ast.AST) -> bool:
     if isinstance(node, ast.Assert) or _stops(node):
         return True
     if isinstance(node, ast.With):
-        return any(isinstance(i.context_expr, ast.Call) and isinstance(i.context_expr.func, ast.Attribute)
-                   and i.context_expr.func.attr in ("raises", "warns") for i in node.items)
+        return any(
+            isinstance(i.context_expr, ast.Call)
+            and isinstance(i.context_expr.func, ast.Attribute)
+            and i.context_expr.func.attr in ("raises", "warns")
+            for i in node.items
+        )
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         f = node.value.func
         return isinstance(f, ast.Attribute) and f.attr.startswith("assert")
@@ -244,8 +273,12 @@ def _checks(node: ast.AST) -> bool:
 
 
 def _checks_in(body: list[ast.stmt]) -> bool:
-    return any(_checks(n) for stmt in body for n in ast.walk(stmt)
-               if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+    return any(
+        _checks(n)
+        for stmt in body
+        for n in ast.walk(stmt)
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+    )
 
 
 def _check_guards(body: list[ast.stmt], guards: tuple, loops: int, out: list) -> None:
@@ -294,8 +327,11 @@ def _from_parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
                 value, bound = node.iter, [n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)]
             else:
                 bound = _targets(node)
-            if value is not None and set(bound) - names and any(
-                    isinstance(n, ast.Name) and n.id in names for n in ast.walk(value)):
+            if (
+                value is not None
+                and set(bound) - names
+                and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(value))
+            ):
                 names |= set(bound)
                 changed = True
     return names
@@ -315,17 +351,21 @@ def vacuous_tests(source: str, filename: str = "<test>") -> list[str]:
             continue
         checks: list = []
         _check_guards(fn.body, (), 0, checks)
-        one_sided = {id(g): g for _, guards, _ in checks for g, _ in guards
-                     if not (_checks_in(g.body) and _checks_in(g.orelse))}
+        one_sided = {
+            id(g): g for _, guards, _ in checks for g, _ in guards if not (_checks_in(g.body) and _checks_in(g.orelse))
+        }
         if not checks or not one_sided:
             continue
         if all(guards for _, guards, _ in checks):
             found.append(f"{filename}:{fn.lineno}: {fn.name}")
             continue
         params = _from_parameters(fn)
-        asserted = {(a.lineno, ast.unparse(c)) for a in ast.walk(fn) if isinstance(a, ast.Assert)
-                    for c in (a.test.values if isinstance(a.test, ast.BoolOp) and isinstance(a.test.op, ast.And)
-                              else [a.test])}
+        asserted = {
+            (a.lineno, ast.unparse(c))
+            for a in ast.walk(fn)
+            if isinstance(a, ast.Assert)
+            for c in (a.test.values if isinstance(a.test, ast.BoolOp) and isinstance(a.test.op, ast.And) else [a.test])
+        }
         for g, loops in {id(g): (g, loops) for _, guards, _ in checks for g, loops in guards}.values():
             read = {n.id for n in ast.walk(g.test) if isinstance(n, ast.Name)}
             held = any(line < g.lineno and cond == ast.unparse(g.test) for line, cond in asserted)
@@ -369,8 +409,11 @@ def test_the_vacuity_check_finds_conditional_only_checks():
                 assert gpl2 <= {i.id for i in r.tiers.integrity}
     """
     assert [line.split(": ", 1)[1] for line in vacuous_tests(textwrap.dedent(code))] == [
-        "test_only_if_the_engine_found_something", "test_in_a_loop", "test_else_passes",
-        "test_checks_the_superseded_only_if_the_query_reached_one (`if gpl2`)"]
+        "test_only_if_the_engine_found_something",
+        "test_in_a_loop",
+        "test_else_passes",
+        "test_checks_the_superseded_only_if_the_query_reached_one (`if gpl2`)",
+    ]
 
 
 def test_the_vacuity_check_spares_tests_that_always_check():
