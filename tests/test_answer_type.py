@@ -103,9 +103,15 @@ def test_whole_word_matches_agree_with_the_lookaround_pattern_they_replace():
 
     rng = random.Random(1)
     alphabet = "ab_ .,é1("
+    compared = matched = 0
     for _ in range(5000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
         name = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 4))).strip()
-        if name:
-            expected = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text)]
-            assert list(_whole_word_matches(text, name)) == expected, (text, name)
+        if not name:  # all spaces: no name to look for
+            continue
+        expected = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text)]
+        assert list(_whole_word_matches(text, name)) == expected, (text, name)
+        compared += 1
+        matched += bool(expected)
+    # Most draws are compared, and enough of them match for the comparison to test matching, not just misses.
+    assert compared > 4000 and matched > 300, (compared, matched)  # 4839 and 444 with this seed

@@ -98,6 +98,8 @@ def test_kmeans_separates_two_directions_and_names_them():
     lists = {i: (["bitcoin"] if n < 20 else ["bip-39"]) for n, i in enumerate(ids)}
     found = clusters.build(ids, labels, dist, texts, lists)
     assert len(found) == clusters.choose_k(40) == 4 and sum(c.size for c in found) == 40
+    named_sides = [{int(m[-2:]) < 20 for m in c.members} for c in found if c.size >= clusters.MIN_SUMMARY]
+    assert {True} in named_sides and {False} in named_sides  # each side has a cluster big enough to be named
     for c in found:  # every cluster stays on one side, and is named by that side's words and entity
         side = {int(m[-2:]) < 20 for m in c.members}
         assert len(side) == 1

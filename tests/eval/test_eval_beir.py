@@ -284,6 +284,7 @@ def test_ohara_eval_runs_a_beir_folder(evaluated):
         assert len(docs) == len(set(docs))  # each document once
     full = json.loads((tmp / "out" / "results.json").read_text())
     rows = {r["id"]: r for r in full["per_query"] if r["config"] == "bm25_only"}
+    assert set(rows) == set(run)  # a per-query row for every query of the run, so the loop checks each
     for qid, row in rows.items():
         assert row["top_docs"][: len(run[qid])][:1] == [run[qid][0][0]], qid  # the file ranks as the harness did
     assert full["configs_detail"]["bm25_only"]["aggregate"]["ndcg@10"] is not None
@@ -303,6 +304,7 @@ def test_ranx_scores_the_written_files_as_the_harness_did(evaluated):
         scores = ranx.evaluate(qrels, run, names, return_mean=False)
         order = list(qrels.keys())
         rows = {r["id"]: r for r in full["per_query"] if r["config"] == config}
+        assert order and set(order) <= set(rows), config  # every judged query has the harness's row
         for i, qid in enumerate(order):
             for name in names:
                 ours = rows[qid][name.replace("hit_rate@", "hits@")]

@@ -56,6 +56,7 @@ def test_heat_map_values_are_legible_on_their_cells():
             for i, b in enumerate((0.2, 0.6, 1.0)) for j, v in enumerate((0.25, 0.5, 1.0))]
     ax = plots.grid_heatmap(rows).axes[0]
     image = ax.images[0]
+    assert len(ax.texts) == len(rows)  # one number per cell, so the loop below checks every cell
     for text in ax.texts:
         cell = image.cmap(image.norm(float(text.get_text())))
         lum = sorted((_luminance(to_rgb(text.get_color())), _luminance(cell)))

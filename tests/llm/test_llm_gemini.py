@@ -146,9 +146,16 @@ def test_schema_violation_twice_raises_and_nothing_is_cached(make_gemini, gemini
     assert len(gemini_server.requests) == 3
 
 
+# Replies to time out on come LATE_S after the request, far past the client's TIMEOUT_S: only the client's
+# own timeout lets a test go on before then, so a client that waited would fail the test (it would return
+# the late reply, not raise). TIMEOUT_S is a second, so a prompt reply is never taken for a late one on a
+# loaded machine (the clock bounds the waits; no assertion reads it).
+TIMEOUT_S, LATE_S = 1.0, 30.0
+
+
 def test_flex_timeout_moves_to_standard_where_timeouts_are_retried(make_gemini, gemini_server):
-    provider = make_gemini(gemini_timeout_s=0.3, gemini_max_retries=2)
-    gemini_server.queue(slow(json_reply(OK), 1.5), slow(json_reply(OK), 1.5), json_reply(OK))
+    provider = make_gemini(gemini_timeout_s=TIMEOUT_S, gemini_max_retries=2)
+    gemini_server.queue(slow(json_reply(OK), LATE_S), slow(json_reply(OK), LATE_S), json_reply(OK))
     reply = provider.generate("self_rag_verify", VERIFY)
     assert reply.data == OK and reply.tier == "standard"
     # One flex try (not retried: flex may legitimately take minutes), then standard twice.
@@ -156,10 +163,10 @@ def test_flex_timeout_moves_to_standard_where_timeouts_are_retried(make_gemini, 
 
 
 def test_timeouts_everywhere_raise(make_gemini, gemini_server):
-    provider = make_gemini(gemini_timeout_s=0.2, gemini_max_retries=2)
-    gemini_server.queue(*[slow(json_reply(OK), 1.5)] * 3)
-    # Each reply is valid and comes 1.5 s late: a client that waited for it (past its 0.2 s timeout)
-    # would return it, so the Timeout error itself shows the client gave up at its own timeout.
+    provider = make_gemini(gemini_timeout_s=TIMEOUT_S, gemini_max_retries=2)
+    gemini_server.queue(*[slow(json_reply(OK), LATE_S)] * 3)
+    # Each reply is valid and late: a client that waited for it would return it, so the Timeout error
+    # itself shows the client gave up at its own timeout.
     with pytest.raises(LLMError, match="Timeout"):
         provider.generate("self_rag_verify", VERIFY)
     assert [r.service_tier for r in gemini_server.requests] == ["flex", None, None]

@@ -120,7 +120,7 @@ def test_schema_files_are_plain_json_without_trailing_garbage():
 
 # --------------------------------------------------------------------------- issue 12: fencing is complete and a fixed point
 
-from hypothesis import given, settings as hypothesis_settings, strategies as st
+from hypothesis import example, given, settings as hypothesis_settings, strategies as st
 
 from ohara_lab.llm.prompts import _defuse
 
@@ -159,6 +159,8 @@ def test_every_document_derived_value_is_inside_a_fence(name):
 
 
 @given(MARKERISH)
+@example("BEGIN << a >> END {}")  # marker pieces but no marker: the last branch below runs on every run
+@example("<<<BEGIN X>>>")
 def test_defusing_is_a_fixed_point(text):
     once = _defuse(text)
     assert _defuse(once) == once

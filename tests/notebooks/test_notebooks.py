@@ -102,7 +102,9 @@ def test_papermill_sees_every_parameter(path):
 
 def test_reproduce_passes_only_declared_parameters():
     passed = {"data_dir", "out_dir", "cache_dir", "embedder"}
-    for job in full_jobs(list(DATASET_JOBS)):  # the paper's corpora too, though they are not on this machine
+    jobs = full_jobs(list(DATASET_JOBS))  # the paper's corpora too, though they are not on this machine
+    assert {job.dataset for job in jobs} == set(DATASET_JOBS)  # every corpus has a job to check
+    for job in jobs:
         assert set(job.parameters) | passed <= _parameters(job.notebook), job.label
 
 

@@ -77,11 +77,10 @@ def test_each_thread_reads_through_its_own_connection(atlas_dir):
                 conns["slow"] = c
                 c.execute("SELECT COUNT(*) FROM paragraphs").fetchall()
                 inside.set()
-                release.wait(30)
+                release.wait()  # holds its read transaction open until the test has its answer
 
         t = threading.Thread(target=slow_reader)
         t.start()
-        assert inside.wait(30)
         done = threading.Event()
 
         def fast_reader():
@@ -89,10 +88,15 @@ def test_each_thread_reads_through_its_own_connection(atlas_dir):
             assert reader.stats()["documents"] == 2
             done.set()
 
-        threading.Thread(target=fast_reader).start()
-        finished = done.wait(10)
-        release.set()
-        t.join(30)
+        try:
+            assert inside.wait(120)
+            threading.Thread(target=fast_reader).start()
+            # A reader queued behind the slow one cannot finish before `release`, which comes only after
+            # this wait: the bound only caps how long a failing run takes, it is not a speed check.
+            finished = done.wait(120)
+        finally:
+            release.set()
+            t.join()
         assert finished, "a reader waited for another reader's transaction"
         assert conns["slow"] is not conns["fast"]
 

@@ -48,7 +48,9 @@ class Site:
     redirects: dict[str, str] = field(default_factory=dict)
     hits: list[Hit] = field(default_factory=list)
     slow_seconds: float = 3.0
-    page_delay: float = 0.0  # every page answer waits this long (to kill a crawl midway)
+    hold: str | None = None  # a page whose answer waits for `release` (to kill a crawl midway, at a known page)
+    held: threading.Event = field(default_factory=threading.Event)  # the request for `hold` has arrived
+    release: threading.Event = field(default_factory=threading.Event)  # lets the held answer go (stop() sets it)
     trickle_every: float = 0.02  # seconds between two bytes of /trickle-headers and /trickle-body
     stopping: threading.Event = field(default_factory=threading.Event)
     big_chunks_sent: int = 0  # 1 MiB chunks of /big the client took before it hung up
@@ -72,6 +74,7 @@ class Site:
 
     def stop(self) -> None:
         self.stopping.set()  # ends the trickles still writing
+        self.release.set()  # and a held answer
         self.server.shutdown()
         self.server.server_close()
 
@@ -97,13 +100,17 @@ class Site:
             return special(h)
         if path not in self.pages:
             return self._send(h, 404, b"not found", "text/plain")
-        if self.page_delay:
-            time.sleep(self.page_delay)
+        if path == self.hold:
+            self.held.set()
+            self.release.wait()
         ctype, body = self.pages[path]
         etag = '"' + hashlib.sha1(body).hexdigest() + '"'
         if h.headers.get("If-None-Match") == etag:
             return self._send(h, 304, b"", None, {"ETag": etag})
-        self._send(h, 200, body, ctype, {"ETag": etag})
+        try:
+            self._send(h, 200, body, ctype, {"ETag": etag})
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client was killed while its answer was held
 
     @staticmethod
     def _send(h: BaseHTTPRequestHandler, status: int, body: bytes, ctype: str | None,

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -84,30 +83,33 @@ def test_a_loopback_start_is_refused_without_allow_private(site, atlas):
 
 
 def test_a_crawl_killed_midway_resumes_where_it_stopped(site, tmp_path):
-    site.page_delay = 0.4
+    # The crawl goes breadth first: "/", then its links a.html, b.html, ..., and a/deep.html (depth 2) after
+    # them. b.html's answer is held until the crawler is killed, so the kill falls at a known page, whatever
+    # the machine's load: "/" and a.html stored, b.html in flight, a/deep.html never asked for.
+    site.hold = "/b.html"
     path = tmp_path / "atlas"
     cmd = [sys.executable, "-m", "ohara_lab.cli", "crawl", site.url + "/", "--atlas", str(path), "--depth", "2",
            "--delay", "0", "--allow-private"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while sum(1 for h in site.hits if h.path in ("/a.html", "/b.html")) < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.1)
-    proc.kill()
-    proc.wait()
+    try:
+        assert site.held.wait(120), "the crawl never asked for /b.html"
+    finally:
+        proc.kill()
+        proc.wait()
     before = list(site.hits)
-    done_before = {h.path for h in before}
-    assert "/a/deep.html" not in done_before  # really killed midway
-    site.page_delay = 0.0
+    site.hold = None
+    site.release.set()
+    done_before = [h.path for h in before]
+    assert done_before[-1] == "/b.html" and done_before.count("/b.html") == 1  # killed with b.html in flight
+    assert {"/", "/a.html"} <= set(done_before) and "/a/deep.html" not in done_before
     with Atlas.open(path, **OFFLINE) as atlas:
         report = atlas.crawl(site.url + "/", crawl_depth=2, **FAST)
         assert report.resumed and report.run == 1
         assert _states(atlas)["a/deep.html"] == "fetched"
     again = [h.path for h in site.hits[len(before):]]
-    finished_first = [p for p in ("/", "/a.html") if p in done_before]
-    # pages stored before the kill are not asked for again (the one in flight may be)
-    assert all(again.count(p) == 0 for p in finished_first if p != before[-1].path)
-    assert "/a/deep.html" in again
+    # The pages stored before the kill are not asked for again; the one in flight is.
+    assert again.count("/") == again.count("/a.html") == 0
+    assert "/b.html" in again and "/a/deep.html" in again
 
 
 def test_other_servers_are_followed_only_with_any_host(site, bare_site, atlas):
