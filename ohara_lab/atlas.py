@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import IngestInterrupted, UsageError
-from .ids import query_hash
+from .ids import document_id, query_hash
 from .records import FileOutcome, IngestReport, Problem
 from .settings import Settings
 from .store.protocol import GraphStore
@@ -219,7 +219,7 @@ class Atlas:
 
     def remove(self, document_ids: Iterable[str]) -> int:
         """Delete documents with their nodes and edges; returns how many existed."""
-        n = sum(self.store.delete_document(d if d.startswith("documents/") else "documents/" + d)
+        n = sum(self.store.delete_document(document_id(d))
                 for d in document_ids)
         self._after_write()
         return n

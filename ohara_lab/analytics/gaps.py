@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..records import SIMILAR_TO
+
 MIN_DEGREE = 2
 
 
@@ -24,6 +26,6 @@ def isolated_entities(store: Any, g: Any) -> dict[str, str]:
 
 def isolated_documents(store: Any) -> dict[str, str]:
     """document id -> reason, for documents no SIMILAR_TO edge reaches or leaves."""
-    linked = {i for e in store.edges(relations=["SIMILAR_TO"]) for i in (e.from_id, e.to_id)}
+    linked = {i for e in store.edges(relations=[SIMILAR_TO]) for i in (e.from_id, e.to_id)}
     return {d.id: "shares too few entities with any other document" for d in store.list_documents()
             if d.id not in linked}

@@ -24,16 +24,18 @@ from ohara_lab.layout.inputs import (
 )
 from ohara_lab.render import shorten
 
+from ..records import CONTRADICTS, HAS_CHILD, MENTIONS, NEXT_PARA, NEXT_SIBLING, PRECEDES, SIMILAR_TO
+
 # Relations worth drawing. BELONGS_TO repeats HAS_CHILD for text nodes and
 # RELATED_TO/ADJACENT_TO are dense entity/para cliques that only grey the picture.
 MAP_RELATIONS: tuple[str, ...] = (
-    "HAS_CHILD",
-    "NEXT_SIBLING",
-    "MENTIONS",
-    "SIMILAR_TO",
-    "CONTRADICTS",
-    "PRECEDES",
-    "NEXT_PARA",
+    HAS_CHILD,
+    NEXT_SIBLING,
+    MENTIONS,
+    SIMILAR_TO,
+    CONTRADICTS,
+    PRECEDES,
+    NEXT_PARA,
 )
 LABEL_CHARS = 80  # a text node's label: the start of its content
 # Source ids per edge read. Small: a store's edge record carries its attributes (a document's

@@ -19,7 +19,8 @@ from typing import Any
 
 from ..atlas import Atlas
 from ..errors import NotFoundError, UsageError
-from ..ids import COLLECTIONS
+from ..ids import COLLECTIONS, DOCUMENTS, document_id, in_collection
+from ..records import HAS_CHILD
 from ..render import shorten
 from ..retrieval.query_reduce import check_query_size
 from ..settings import Settings, weight_field
@@ -44,7 +45,7 @@ def node_ref(node_id: str) -> str:
 
 def document_ref(doc_id: str) -> str:
     """A document's key or full id -> its full id (`documents/<key>`)."""
-    return node_ref(doc_id if doc_id.startswith("documents/") else "documents/" + doc_id)
+    return node_ref(document_id(doc_id))
 
 
 def text_problem(text: str) -> str | None:
@@ -159,8 +160,8 @@ class AtlasService:
         store = self.atlas.store
         with store.snapshot():
             self.node(node_id)
-            if node_id.startswith("documents/"):  # the traversal never expands documents: list their top sections
-                hops = [(e.to_id, 1, e.relation) for e in store.edges(from_ids=[node_id], relations=["HAS_CHILD"])]
+            if in_collection(node_id, DOCUMENTS):  # the traversal never expands documents: list their top sections
+                hops = [(e.to_id, 1, e.relation) for e in store.edges(from_ids=[node_id], relations=[HAS_CHILD])]
             else:
                 hops = [(n.id, n.hops, n.relation) for n in store.structural_neighbours([node_id], depth)]
             rows = store.get_nodes([h[0] for h in hops])

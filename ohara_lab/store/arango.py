@@ -22,7 +22,7 @@ import numpy as np
 
 from ..embed.index import knn
 from ..errors import StoreError
-from ..ids import split_id
+from ..ids import DOCUMENTS, in_collection, split_id
 
 try:
     from arango import ArangoClient
@@ -30,7 +30,7 @@ try:
 except ImportError as e:  # an optional extra: say which one, once, where the backend is chosen
     raise StoreError("the ArangoDB backend needs python-arango: pip install 'ohara-lab[arango]'") from e
 
-from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, Problem, utc_now
+from ..records import SIMILAR_TO, CrawlPage, Document, DocumentGraph, Edge, Entity, Problem, utc_now
 from . import common
 from .arango_aql import first, hashed_key, key_of, next_seq, record, rows, valid_key
 from .arango_check import run_checks
@@ -172,7 +172,7 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
             keep = [e for e in edges if e.from_id in known and e.to_id in known]
             steps = WriteSteps(txn, self.evergreen_threshold)
             steps.insert_edges(keep, None)
-            steps.refresh_indegree({e.to_id for e in keep if e.relation == "SIMILAR_TO"})
+            steps.refresh_indegree({e.to_id for e in keep if e.relation == SIMILAR_TO})
             if keep:
                 steps.bump_graph()
         return len(keep)
@@ -277,7 +277,7 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
         return [common.from_dict(Document, record(d)) for d in found]
 
     def get_document(self, document_id: str) -> Document | None:
-        if not document_id.startswith("documents/"):
+        if not in_collection(document_id, DOCUMENTS):
             return None
         d = first(self.db, "FOR d IN documents FILTER d._key == @key RETURN d", {"key": key_of(document_id)})
         return common.from_dict(Document, record(d)) if d else None

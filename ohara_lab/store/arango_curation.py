@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..records import Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
+from ..ids import entity_id
+from ..records import MENTIONS, Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
 from . import common
 from .arango_aql import bump, chunks, first, hashed_key, key_of, next_seq, record, rows
 from .arango_aql import rows as aql  # where a parameter is called `rows`
@@ -225,7 +226,7 @@ class CurationSteps(CurationQueries):
               FOR e IN edges FILTER e._from == i AND e.relation == "MENTIONS"
               REMOVE e IN edges""", {"ids": ids})
         base = next_seq(sum(len(n.slugs) for n in nodes) or 1)
-        edges = [{"_from": n.node_id, "_to": "entities/" + s, "relation": "MENTIONS", "type": "MENTIONS",
+        edges = [{"_from": n.node_id, "_to": entity_id(s), "relation": MENTIONS, "type": MENTIONS,
                   "document_id": n.document_id, "attrs": n.mention}
                  for n in nodes for s in dict.fromkeys(n.slugs)]
         for i, e in enumerate(edges):

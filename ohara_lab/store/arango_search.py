@@ -11,7 +11,8 @@ import math
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from ..ids import split_id
+from ..ids import DOCUMENTS, in_collection, split_id
+from ..records import RELATED_TO, SYNONYM_OF
 from .arango_aql import record, rows
 from .protocol import STRUCTURAL_RELATIONS, DocLink, EntityHit, Neighbour, PassageEntityGraph, TagHit, TextHit
 
@@ -200,7 +201,7 @@ class ArangoSearchMixin:
         away) and never returned. A hop is outbound over `relations`, or inbound
         over HAS_CHILD to a parent when `include_parents`.
         """
-        starts = [s for s in starts if not s.startswith("documents/")]
+        starts = [s for s in starts if not in_collection(s, DOCUMENTS)]
         if not starts or depth < 1:
             return []
         step = ('((e._to == v._id AND e.relation IN @rels)'
@@ -234,8 +235,8 @@ class ArangoSearchMixin:
                 {"rel": relation, "attr": attr})
             return sorted((a, b, float(w or 0.0)) for a, b, w in found)
 
-        return PassageEntityGraph(sorted((a, b) for a, b, _ in mentions), pairs("RELATED_TO", "count"),
-                                  pairs("SYNONYM_OF", "weight"), {a: d for a, _, d in mentions})
+        return PassageEntityGraph(sorted((a, b) for a, b, _ in mentions), pairs(RELATED_TO, "count"),
+                                  pairs(SYNONYM_OF, "weight"), {a: d for a, _, d in mentions})
 
     def sections_of(self, document_ids: Sequence[str]) -> list[dict[str, Any]]:
         """Section rows of some documents in reading order (for TOC guidance)."""

@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..ids import entity_id
 from ..records import Document, Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
 from . import common
 
@@ -305,7 +306,7 @@ class SqliteCurationMixin:
         self.conn.execute("DELETE FROM edges WHERE from_id=? AND relation='MENTIONS'", (node.node_id,))
         self.conn.executemany(
             "INSERT INTO edges(from_id, to_id, relation, document_id, attrs) VALUES (?,?,'MENTIONS',?,?)",
-            [(node.node_id, "entities/" + s, node.document_id, _dumps(node.mention)) for s in dict.fromkeys(node.slugs)])
+            [(node.node_id, entity_id(s), node.document_id, _dumps(node.mention)) for s in dict.fromkeys(node.slugs)])
         return old | set(node.slugs)
 
     def _recount_documents(self, doc_ids: Iterable[str]) -> None:

@@ -11,6 +11,7 @@ import sqlite3
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
+from ..records import RELATED_TO, SYNONYM_OF
 from .protocol import STRUCTURAL_RELATIONS, DocLink, EntityHit, Neighbour, PassageEntityGraph, TagHit, TextHit
 
 # FTS5 BM25 parameters match ArangoSearch's defaults used by the original (k1 1.2, b 0.75).
@@ -332,7 +333,7 @@ class SqliteSearchMixin:
                            " FROM edges WHERE relation = ? ORDER BY from_id, to_id", (relation,))
             return [(r[0], r[1], float(r[2] or 0.0)) for r in rows]
 
-        return PassageEntityGraph(mentions, pairs("RELATED_TO", "count"), pairs("SYNONYM_OF", "weight"),
+        return PassageEntityGraph(mentions, pairs(RELATED_TO, "count"), pairs(SYNONYM_OF, "weight"),
                                   {r[0]: r[2] for r in rows})
 
     def sections_of(self, document_ids: Sequence[str]) -> list[dict[str, Any]]:
