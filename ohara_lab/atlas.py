@@ -1,7 +1,6 @@
 """`Atlas`: the one facade users touch. The CLI (`ohara ...`) mirrors it one to one."""
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -9,7 +8,7 @@ from typing import Any
 from .errors import IngestInterrupted, UsageError
 from .ids import document_id, query_hash
 from .records import FileOutcome, IngestReport, Problem
-from .settings import Settings
+from .settings import Settings, environ_value
 from .store.protocol import GraphStore
 from .web import load as load_web
 from .web import names_a_url
@@ -53,7 +52,7 @@ class Atlas:
         """
         settings = (settings or Settings.from_env()).override(**overrides)
         if location is None:
-            explicit = "OHARA_ATLAS" in os.environ or settings.atlas != Settings.atlas
+            explicit = environ_value("OHARA_ATLAS") is not None or settings.atlas != Settings.atlas
             location = settings.atlas if explicit or not settings.arango_url else settings.arango_url
         location = str(location)
         settings = settings.override(atlas=location)

@@ -548,6 +548,38 @@ def _a_number(f: dataclasses.Field) -> str:
     return f"{'an integer' if _kind(f) == 'int' else 'a finite number'} in {bounds}"
 
 
+# --- the environment: read here and nowhere else (tests/test_names.py) ---------------------------------
+# `Settings.from_env` reads the fields' variables. The few variables that are not settings - where files
+# go (docs/settings.md, "Variables outside Settings"), the ArangoDB login, the notebook a Jupyter kernel
+# runs, the secrets `ohara` masks - are read through `environ_value`; the two the package sets are set
+# here too: `OHARA_ENV_FILE` for `ohara --env-file` and the Hugging Face hub's offline default.
+
+HF_OFFLINE_DEFAULT = ("HF_HUB_OFFLINE", "1")
+
+
+def environ() -> Mapping[str, str]:
+    """The process environment (what `from_env` reads when given none)."""
+    return os.environ
+
+
+def environ_value(name: str, default: str | None = None) -> str | None:
+    """One environment variable that is not a settings field (`OHARA_EVAL_DATA`, `ARANGO_PASSWORD`, ...)."""
+    return os.environ.get(name, default)
+
+
+def use_env_file(path: Path) -> None:
+    """Name the .env file every `Settings.from_env` of this process (and of its children) reads."""
+    os.environ["OHARA_ENV_FILE"] = str(path)
+
+
+def hub_offline_default() -> None:
+    """The MiniLM weights load from a local package path, so the Hugging Face hub is never needed: unless
+    the user set `HF_HUB_OFFLINE` themselves, it is set to 1 before transformers or tokenizers import, so
+    neither tries the network. The one place the package writes to the environment for a library."""
+    name, value = HF_OFFLINE_DEFAULT
+    os.environ.setdefault(name, value)
+
+
 def read_env_file(path: Path) -> dict[str, str]:
     """The variables a .env file sets (python-dotenv syntax); SettingsError when it cannot be read."""
     if not path.is_file():

@@ -19,15 +19,12 @@ from typing import Any
 
 from ..atlas import Atlas
 from ..errors import NotFoundError, UsageError
-from ..ids import COLLECTIONS, DOCUMENTS, document_id, in_collection
+from ..ids import DOCUMENTS, document_id, in_collection, parse_id
 from ..records import HAS_CHILD
 from ..render import shorten
 from ..retrieval.query_reduce import check_query_size
 from ..settings import Settings, weight_field
 
-# Ids are content hashes and slugs: letters, digits, '-' and '_'. Nothing else is ever
-# looked up, so '..', '/', '%2F' and friends are refused before they reach the store.
-_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,199}")
 # A JSON string may hold a lone surrogate ("\ud800"), which no UTF-8 reply or database can carry, and NULs,
 # which C strings (FTS5 queries, logs) cut short; no text a caller sends may hold either.
 _NOT_TEXT = re.compile("[\x00\ud800-\udfff]")
@@ -37,9 +34,11 @@ SNIPPET_CHARS = 200
 
 def node_ref(node_id: str) -> str:
     """`collection/key` checked against the id grammar; anything else is a UsageError."""
-    collection, _, key = node_id.partition("/")
-    if collection not in COLLECTIONS or not _KEY.fullmatch(key):
-        raise UsageError(f"not a node id: {node_id[:80]!r} (expected collection/key, e.g. paragraphs/4f2a…-00012)")
+    try:
+        parse_id(node_id)  # the key grammar (ids.KEY): '..', '/', '%2F' and friends never reach the store
+    except ValueError:
+        raise UsageError(f"not a node id: {node_id[:80]!r} "
+                         "(expected collection/key, e.g. paragraphs/4f2a…-00012)") from None
     return node_id
 
 
