@@ -7,6 +7,7 @@ a string constant equal to a relation name, `"entities/" + slug`, `f"entities/{s
 
 `python tests/test_names.py` prints the counts per rule and file, with and without the allowlist.
 """
+
 from __future__ import annotations
 
 import ast
@@ -87,17 +88,28 @@ def violations(source: str) -> list[tuple[str, int, str]]:
             hit("id-build", node)
         if isinstance(node, ast.JoinedStr) and id(node) not in in_fstring and _collection_prefix(node):
             hit("id-build", node)
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("startswith", "partition", "split") and node.args):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("startswith", "partition", "split")
+            and node.args
+        ):
             arg = node.args[0]
             parts = arg.elts if isinstance(arg, ast.Tuple) else [arg]
             if any(_collection_prefix(p) for p in parts):
                 hit("id-parse", node)
-        if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "putenv", "unsetenv") \
-                and isinstance(node.value, ast.Name) and node.value.id == "os":
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in ("environ", "getenv", "putenv", "unsetenv")
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "os"
+        ):
             hit("env", node)
-        if isinstance(node, ast.ImportFrom) and node.module == "os" \
-                and any(a.name in ("environ", "getenv") for a in node.names):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "os"
+            and any(a.name in ("environ", "getenv") for a in node.names)
+        ):
             hit("env", node)
     return out
 
@@ -118,7 +130,8 @@ def package_violations(allowlist: set[str] = ALLOWLIST) -> list[tuple[str, str, 
 def test_names_live_in_their_homes() -> None:
     found = package_violations()
     assert found == [], "names spelled outside ids.py / records.py / settings.py:\n" + "\n".join(
-        f"  {f}:{line} [{rule}] {snippet}" for f, rule, line, snippet in found)
+        f"  {f}:{line} [{rule}] {snippet}" for f, rule, line, snippet in found
+    )
 
 
 def test_allowlist_names_files_that_exist() -> None:
@@ -127,32 +140,36 @@ def test_allowlist_names_files_that_exist() -> None:
 
 
 def test_checker_catches_each_kind() -> None:
-    source = '\n'.join([
-        'import os',
-        'def f(slug, nid):',
-        '    """Adds SIMILAR_TO edges (a docstring may say so)."""',
-        '    a = "entities/" + slug',
-        '    b = f"paragraphs/{nid}-00001"',
-        '    c = nid.startswith("documents/")',
-        '    d = ("x", "SIMILAR_TO")',
-        '    e = os.environ.get("OHARA_X")',
-        '    g = os.getenv("HOME")',
-        '    h = f"documents/{slug}/index"  # names: a wiki path, not a node id',
-        '    return a, b, c, d, e, g, h',
-    ])
+    source = "\n".join(
+        [
+            "import os",
+            "def f(slug, nid):",
+            '    """Adds SIMILAR_TO edges (a docstring may say so)."""',
+            '    a = "entities/" + slug',
+            '    b = f"paragraphs/{nid}-00001"',
+            '    c = nid.startswith("documents/")',
+            '    d = ("x", "SIMILAR_TO")',
+            '    e = os.environ.get("OHARA_X")',
+            '    g = os.getenv("HOME")',
+            '    h = f"documents/{slug}/index"  # names: a wiki path, not a node id',
+            "    return a, b, c, d, e, g, h",
+        ]
+    )
     found = violations(source)
     assert Counter(rule for rule, _, _ in found) == {"relation": 1, "id-build": 2, "id-parse": 1, "env": 2}
     assert [line for rule, line, _ in found if rule == "id-build"] == [4, 5]
 
 
 def test_checker_passes_the_spelled_through_homes_form() -> None:
-    source = '\n'.join([
-        'from ohara_lab import ids',
-        'from ohara_lab.records import Rel',
-        'def f(slug, nid, settings):',
-        '    return ids.entity_id(slug), ids.in_collection(nid, "documents"), Rel.SIMILAR_TO,'
-        ' f"FILTER e.relation == \'{Rel.SIMILAR_TO}\'", settings.atlas, "similar_to", "entities"',
-    ])
+    source = "\n".join(
+        [
+            "from ohara_lab import ids",
+            "from ohara_lab.records import Rel",
+            "def f(slug, nid, settings):",
+            '    return ids.entity_id(slug), ids.in_collection(nid, "documents"), Rel.SIMILAR_TO,'
+            ' f"FILTER e.relation == \'{Rel.SIMILAR_TO}\'", settings.atlas, "similar_to", "entities"',
+        ]
+    )
     assert violations(source) == []
 
 

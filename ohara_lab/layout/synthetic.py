@@ -153,8 +153,9 @@ def synthetic_map_input(
                 entity = node_id(ENTITIES, f"e{mentioned[int(rng.integers(0, 15))]:05d}")
                 out.edges.append(EdgeInput(txt_id, entity, MENTIONS))
     for e in sorted(entity_docs):
-        out.entities.append(EntityInput(node_id(ENTITIES, f"e{e:05d}"), f"Entity {e}", entity_docs[e],
-                                        len(entity_docs[e]) * 3))
+        out.entities.append(
+            EntityInput(node_id(ENTITIES, f"e{e:05d}"), f"Entity {e}", entity_docs[e], len(entity_docs[e]) * 3)
+        )
     for _ in range(2 * n_docs):
         a, b = (int(x) for x in rng.choice(n_docs, size=2, replace=False))
         out.edges.append(EdgeInput(out.documents[a].id, out.documents[b].id, SIMILAR_TO))
