@@ -5,12 +5,13 @@ The checker reads the source (ast), so a docstring or comment that names a relat
 a string constant equal to a relation name, `"entities/" + slug`, `f"entities/{slug}"`,
 `nid.startswith("documents/")` or `os.environ` outside the homes is not.
 
-`python tests/test_names.py` prints the counts per rule and file, with and without the allowlist.
+`python tests/test_names.py [-v] [PACKAGE_DIR]` prints the counts per rule, with and without the allowlist.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -45,6 +46,10 @@ ALLOWLIST = {
 EXEMPT = "# names:"
 _PREFIXES = tuple(f"{c}/" for c in COLLECTIONS)
 _RELATIONS = frozenset(RELATIONS)
+# A relation name quoted inside a longer string: a query's text (`relation = 'SIMILAR_TO'`), not prose.
+_QUOTED = re.compile(r"""(["'])(?:""" + "|".join(RELATIONS) + r""")\1""")
+# A collection prefix quoted alone inside a longer string: LIKE 'documents/%', STARTS_WITH(id, "documents/").
+_QUOTED_PREFIX = re.compile(r"""(["'])(?:""" + "|".join(COLLECTIONS) + r""")/%?\1""")
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
@@ -84,6 +89,10 @@ def violations(source: str) -> list[tuple[str, int, str]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and node.value in _RELATIONS and id(node) not in docs:
             hit("relation", node)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _QUOTED.search(node.value):
+            hit("relation", node)  # SQL/AQL text: build it from the constant, f"relation = '{SIMILAR_TO}'"
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _QUOTED_PREFIX.search(node.value):
+            hit("id-parse", node)  # SQL/AQL text: LIKE 'documents/%' -> f"LIKE '{DOCUMENTS}/%'"
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and _collection_prefix(node.left):
             hit("id-build", node)
         if isinstance(node, ast.JoinedStr) and id(node) not in in_fstring and _collection_prefix(node):
@@ -149,6 +158,9 @@ def test_checker_catches_each_kind() -> None:
             '    b = f"paragraphs/{nid}-00001"',
             '    c = nid.startswith("documents/")',
             '    d = ("x", "SIMILAR_TO")',
+            "    q = \"SELECT 1 FROM edges WHERE relation = 'MENTIONS' AND x = ?\"",
+            "    m = 'has no MENTIONS edge'",
+            "    w = \"WHERE node NOT LIKE 'documents/%'\"",
             '    e = os.environ.get("OHARA_X")',
             '    g = os.getenv("HOME")',
             '    h = f"documents/{slug}/index"  # names: a wiki path, not a node id',
@@ -156,7 +168,7 @@ def test_checker_catches_each_kind() -> None:
         ]
     )
     found = violations(source)
-    assert Counter(rule for rule, _, _ in found) == {"relation": 1, "id-build": 2, "id-parse": 1, "env": 2}
+    assert Counter(rule for rule, _, _ in found) == {"relation": 2, "id-build": 2, "id-parse": 2, "env": 2}
     assert [line for rule, line, _ in found if rule == "id-build"] == [4, 5]
 
 
@@ -178,7 +190,11 @@ def counts(allowlist: set[str]) -> Counter[str]:
 
 
 if __name__ == "__main__":
+    # python tests/test_names.py [-v] [PACKAGE_DIR]: the counts for another checkout (e.g. main's ohara_lab/)
     verbose = "-v" in sys.argv
+    paths = [a for a in sys.argv[1:] if a != "-v"]
+    if paths:
+        ROOT = Path(paths[0]).resolve()
     for label, allow in (("all files", set()), ("outside the allowlist", ALLOWLIST)):
         found = package_violations(allow)
         by_rule = Counter(rule for _, rule, _, _ in found)

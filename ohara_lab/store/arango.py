@@ -30,7 +30,8 @@ try:
 except ImportError as e:  # an optional extra: say which one, once, where the backend is chosen
     raise StoreError("the ArangoDB backend needs python-arango: pip install 'ohara-lab[arango]'") from e
 
-from ..records import SIMILAR_TO, CrawlPage, Document, DocumentGraph, Edge, Entity, Problem, utc_now
+from ..ids import PARAGRAPHS
+from ..records import ANSWERS_SAME, SIMILAR_TO, CrawlPage, Document, DocumentGraph, Edge, Entity, Problem, utc_now
 from . import common
 from .arango_aql import first, hashed_key, key_of, next_seq, record, rows, valid_key
 from .arango_check import run_checks
@@ -331,8 +332,8 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
 
     def answers_same(self, ids: Iterable[str]) -> list[common.SharedQuestion]:
         """Paragraphs linked by ANSWERS_SAME from `ids`, with the shared question (by seed, then target id)."""
-        found = rows(self.db, """
-            FOR e IN edges FILTER e._from IN @ids AND e.relation == "ANSWERS_SAME"
+        found = rows(self.db, f"""
+            FOR e IN edges FILTER e._from IN @ids AND e.relation == "{ANSWERS_SAME}"
               LET p = DOCUMENT(e._to)
               FILTER p != null
               SORT e._from, e._to
@@ -379,17 +380,17 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
 
     # ------------------------------------------------------------------ stats and integrity
     def stats(self) -> dict[str, Any]:
-        s = first(self.db, """
-            RETURN {
+        s = first(self.db, f"""
+            RETURN {{
               documents: LENGTH(documents), sections: LENGTH(sections), paragraphs: LENGTH(paragraphs),
               tables: LENGTH(tables), entities: LENGTH(entities),
               edges: (FOR e IN edges COLLECT r = e.relation WITH COUNT INTO n RETURN [r, n]),
               partial_documents: LENGTH(FOR d IN documents FILTER d.ingestion_status != "complete" RETURN 1),
               needs_review: LENGTH(FOR d IN documents FILTER d.structure_needs_review == true RETURN 1),
               llm_pending: LENGTH(FOR p IN paragraphs FILTER p.llm_pending == true RETURN 1),
-              tagged_paragraphs: LENGTH(FOR t IN node_tags FILTER STARTS_WITH(t.node_id, "paragraphs/")
+              tagged_paragraphs: LENGTH(FOR t IN node_tags FILTER STARTS_WITH(t.node_id, "{PARAGRAPHS}/")
                                         COLLECT n = t.node_id RETURN 1)
-            }""", None, {}) or {}
+            }}""", None, {}) or {}
         out = {k: s.get(k, 0) for k in ("documents", "sections", "paragraphs", "tables", "entities")}
         out["edges"] = dict(sorted((r, n) for r, n in s.get("edges", [])))
         out.update({k: s.get(k, 0) for k in ("partial_documents", "needs_review", "llm_pending", "tagged_paragraphs")})
