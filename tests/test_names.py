@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 import ohara_lab
+import pytest
 from ohara_lab.ids import COLLECTIONS
 from ohara_lab.records import RELATIONS
 
@@ -203,3 +204,32 @@ if __name__ == "__main__":
         if verbose:
             for f, rule, line, snippet in found:
                 print(f"  {f}:{line} [{rule}] {snippet}")
+
+
+def test_ids_build_and_parse_one_grammar() -> None:
+    from ohara_lab import ids
+
+    assert ids.entity_id("ha-noi") == "entities/ha-noi" and ids.slug_of("entities/ha-noi") == "ha-noi"
+    assert ids.document_id("4f2a") == ids.document_id("documents/4f2a") == "documents/4f2a"
+    assert ids.section_id("4f2a-00003") == "sections/4f2a-00003"
+    assert ids.in_collection("tables/x-00001", ids.PARAGRAPHS, ids.TABLES)
+    assert not ids.in_collection("documentsx/y", ids.DOCUMENTS)  # the slash is part of the prefix
+    assert ids.parse_id("paragraphs/4f2a-00012") == ("paragraphs", "4f2a-00012")
+    for bad in ("paragraphs/..", "paragraphs/a%2Fb", "nodes/a", "paragraphs/", "paragraphs/-a"):
+        with pytest.raises(ValueError):
+            ids.parse_id(bad)
+
+
+def test_settings_are_grouped_by_concern_with_flat_access() -> None:
+    from dataclasses import fields
+
+    from ohara_lab.settings import GROUPS, Settings, describe, group_of
+
+    settings = Settings.from_env({"OHARA_API_MAX_LIMIT": "7", "OHARA_BM25_WEIGHT": "0.25"})
+    assert settings.api_max_limit == 7 and settings.bm25_weight == 0.25  # flat attributes, same OHARA_* names
+    assert group_of("api_max_limit") == "serve" and group_of("bm25_weight") == "retrieval"
+    assert settings.group("serve")["api_max_limit"] == 7
+    owned = [f.name for cls in GROUPS.values() for f in fields(cls)]
+    assert len(owned) == len(set(owned)), "a field in two concerns"
+    assert set(owned) | {"env_file"} == {f.name for f in fields(Settings)}
+    assert [d.group for d in describe()][:1] == ["store"] and describe()[-1].name == "env_file"
