@@ -1,16 +1,15 @@
 """`Atlas`: the one facade users touch. The CLI (`ohara ...`) mirrors it one to one."""
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import IngestInterrupted, UsageError
-from .ids import query_hash
-from .records import Document, DocumentView, Edge, Entity, EntityOp, FileOutcome, IngestReport, Problem
-from .settings import Settings
+from .ids import DOCUMENTS, document_id, in_collection, query_hash
+from .records import HAS_CHILD, Document, DocumentView, Edge, Entity, EntityOp, FileOutcome, IngestReport, Problem
+from .settings import Settings, environ_value
 from .store.protocol import GraphStore, Neighbour, TextHit
 from .web import load as load_web
 from .web import names_a_url
@@ -69,7 +68,7 @@ class Atlas:
         """
         settings = (settings or Settings.from_env()).override(**overrides)
         if location is None:
-            explicit = "OHARA_ATLAS" in os.environ or settings.atlas != Settings.atlas
+            explicit = environ_value("OHARA_ATLAS") is not None or settings.atlas != Settings.atlas
             location = settings.atlas if explicit or not settings.arango_url else settings.arango_url
         location = str(location)
         settings = settings.override(atlas=location)
@@ -237,7 +236,7 @@ class Atlas:
 
     def remove(self, document_ids: Iterable[str]) -> int:
         """Delete documents with their nodes and edges; returns how many existed."""
-        n = sum(self.store.delete_document(d if d.startswith("documents/") else "documents/" + d)
+        n = sum(self.store.delete_document(document_id(d))
                 for d in document_ids)
         self._after_write()
         return n
@@ -324,9 +323,9 @@ class Atlas:
     def neighbours(self, node_id: str, depth: int) -> list[Neighbour]:
         """A node's structural neighbourhood within `depth` hops (phase 3's traversal); a document, which the
         traversal never expands, lists its top sections (HAS_CHILD, one hop)."""
-        if node_id.startswith("documents/"):
+        if in_collection(node_id, DOCUMENTS):
             return [Neighbour(node_id, e.to_id, 1, e.relation)
-                    for e in self.store.edges(from_ids=[node_id], relations=["HAS_CHILD"])]
+                    for e in self.store.edges(from_ids=[node_id], relations=[HAS_CHILD])]
         return self.store.structural_neighbours([node_id], depth)
 
     def text_search(self, tokens: Sequence[str], limit: int) -> list[TextHit]:

@@ -6,7 +6,6 @@ Named errors are turned into one line on stderr and an exit code here, once:
 """
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,9 @@ def _use_env_file(ctx: click.Context, param: click.Parameter, value: Path | None
     # Settings are built in many places (commands, eval workers, notebooks run by
     # papermill); the variable reaches all of them, the option only this process.
     if value is not None:
-        os.environ["OHARA_ENV_FILE"] = str(value.resolve())
+        from .settings import use_env_file  # noqa: PLC0415 - keeps `ohara --help` from importing the package
+
+        use_env_file(value.resolve())
         click.echo(f"ohara: settings read from {value.resolve()}", err=True)
     return value
 

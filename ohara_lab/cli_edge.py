@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sys
 from collections.abc import Callable
 from functools import wraps
@@ -24,9 +23,9 @@ from .redact import redact
 
 def secrets() -> list[str]:
     """Secret values this process knows (settings' keys and tokens, the ArangoDB password)."""
-    from .settings import Settings  # noqa: PLC0415 - keeps `ohara --help` from importing the package
+    from .settings import Settings, environ_value  # noqa: PLC0415 - keeps `ohara --help` from importing the package
 
-    found = [os.environ.get("ARANGO_PASSWORD"), os.environ.get("GEMINI_API_KEY")]
+    found = [environ_value("ARANGO_PASSWORD"), environ_value("GEMINI_API_KEY")]
     with contextlib.suppress(OharaError):  # unreadable settings: mask what the environment holds
         found += Settings.from_env().secrets()
     return [s for s in found if s]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .atlas import Atlas
+from .records import SIMILAR_TO
 from .render import render_tiers
 from .samples import corpus_dir
 
@@ -19,7 +20,7 @@ def run_demo(location: str, question: str, echo: Callable[[str], None] = print) 
         stats = atlas.stats()
         echo(f"Atlas: {stats['documents']} documents, {stats['sections']} sections, {stats['paragraphs']} paragraphs,"
              f" {stats['tables']} tables, {stats['entities']} entities, "
-             f"{sum(stats['edges'].values())} edges ({stats['edges'].get('SIMILAR_TO', 0)} SIMILAR_TO)")
+             f"{sum(stats['edges'].values())} edges ({stats['edges'].get(SIMILAR_TO, 0)} SIMILAR_TO)")
         echo(f"\nQuery: {question}\n")
         result = atlas.query(question)
         echo(render_tiers(result))

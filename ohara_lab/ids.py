@@ -2,6 +2,13 @@
 
 Ids are derived from content, never from counters or clocks, so re-ingesting the
 same file produces the same ids and the store's uniqueness rules make it a no-op.
+
+The one key grammar: a node id is `collection/key`, `collection` one of `COLLECTIONS` and
+`key` matching `KEY` (letters, digits, '-' and '_': content hashes, `<doc>-<position>`
+and slugs). Ids are built (`node_id`, `entity_id`, `document_id`, ...) and taken apart
+(`split_id`, `collection_of`, `in_collection`, `slug_of`, `parse_id`) only here;
+`tests/test_names.py` fails on `"entities/" + slug` or `nid.startswith("documents/")`
+anywhere else.
 """
 from __future__ import annotations
 
@@ -11,6 +18,11 @@ import unicodedata
 from pathlib import Path
 
 COLLECTIONS = ("documents", "sections", "paragraphs", "tables", "entities")
+DOCUMENTS, SECTIONS, PARAGRAPHS, TABLES, ENTITIES = COLLECTIONS
+
+# The key of a node id. Nothing else is ever looked up, so '..', '/', '%2F' and friends are
+# refused before they reach a store (serve/service.py checks every id a caller sends).
+KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,199}")
 
 
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
@@ -47,8 +59,51 @@ def node_id(collection: str, key: str) -> str:
 
 
 def split_id(nid: str) -> tuple[str, str]:
+    """`collection/key` -> (collection, key); no check (`parse_id` checks)."""
     collection, _, key = nid.partition("/")
     return collection, key
+
+
+def collection_of(nid: str) -> str:
+    """The collection part of a `collection/key` id."""
+    return split_id(nid)[0]
+
+
+def in_collection(nid: str, *collections: str) -> bool:
+    """Whether `nid` is an id in one of `collections` (`in_collection(i, PARAGRAPHS, TABLES)`)."""
+    return any(nid.startswith(c + "/") for c in collections)
+
+
+def is_key(key: str) -> bool:
+    """Whether `key` follows the key grammar (`KEY`)."""
+    return KEY.fullmatch(key) is not None
+
+
+def parse_id(nid: str) -> tuple[str, str]:
+    """(collection, key) of a well-formed node id; ValueError for anything else."""
+    collection, key = split_id(nid)
+    if collection not in COLLECTIONS or not is_key(key):
+        raise ValueError(f"not a node id: {nid[:80]!r}")
+    return collection, key
+
+
+def document_id(key_or_id: str) -> str:
+    """A document's key or full id -> its full id (`documents/<key>`)."""
+    return key_or_id if in_collection(key_or_id, DOCUMENTS) else node_id(DOCUMENTS, key_or_id)
+
+
+def section_id(key: str) -> str:
+    return node_id(SECTIONS, key)
+
+
+def entity_id(slug: str) -> str:
+    """`entities/<slug>`."""
+    return node_id(ENTITIES, slug)
+
+
+def slug_of(nid: str) -> str:
+    """The slug of an entity id (the key of any id)."""
+    return split_id(nid)[1]
 
 
 def child_key(doc_key: str, position: int) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Final
 
 from .ids import split_id
 
@@ -26,10 +26,24 @@ TEXT_NODE_TYPES = (
 )
 PARTS = ("front_matter", "body_matter", "back_matter")
 
-# Edge relations. The first seven are the paper's core relations.
+# Edge relations: the one home of their names (stored as these exact strings; `tests/test_names.py`
+# fails on a relation spelled as a literal anywhere else). The first seven are the paper's core relations.
+HAS_CHILD: Final = "HAS_CHILD"
+NEXT_SIBLING: Final = "NEXT_SIBLING"
+BELONGS_TO: Final = "BELONGS_TO"
+MENTIONS: Final = "MENTIONS"
+RELATED_TO: Final = "RELATED_TO"  # entity co-occurrence
+SIMILAR_TO: Final = "SIMILAR_TO"  # document similarity (shared entities)
+TOC_REF: Final = "TOC_REF"
+NEXT_PARA: Final = "NEXT_PARA"
+ADJACENT_TO: Final = "ADJACENT_TO"
+CONTRADICTS: Final = "CONTRADICTS"
+PRECEDES: Final = "PRECEDES"
+ANSWERS_SAME: Final = "ANSWERS_SAME"
+SYNONYM_OF: Final = "SYNONYM_OF"  # entity names that embed close together (written by `ohara embed`)
 RELATIONS = (
-    "HAS_CHILD", "NEXT_SIBLING", "BELONGS_TO", "MENTIONS", "RELATED_TO", "SIMILAR_TO", "TOC_REF",
-    "NEXT_PARA", "ADJACENT_TO", "CONTRADICTS", "PRECEDES", "ANSWERS_SAME",
+    HAS_CHILD, NEXT_SIBLING, BELONGS_TO, MENTIONS, RELATED_TO, SIMILAR_TO, TOC_REF,
+    NEXT_PARA, ADJACENT_TO, CONTRADICTS, PRECEDES, ANSWERS_SAME, SYNONYM_OF,
 )
 
 

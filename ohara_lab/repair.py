@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .records import Edge, Problem
+from .records import BELONGS_TO, HAS_CHILD, Edge, Problem
 
 if TYPE_CHECKING:
     from .atlas import Atlas
@@ -61,14 +61,14 @@ def _structure(store: GraphStore) -> list[Problem]:
     for doc in store.list_documents():
         nodes = store.document_nodes(doc.id)
         sections = nodes["sections"]
-        parents = {e.to_id for e in store.edges(to_ids=[s["id"] for s in sections], relations=["HAS_CHILD"])}
-        missing += [Edge(s.get("parent_section_id") or doc.id, s["id"], "HAS_CHILD")
+        parents = {e.to_id for e in store.edges(to_ids=[s["id"] for s in sections], relations=[HAS_CHILD])}
+        missing += [Edge(s.get("parent_section_id") or doc.id, s["id"], HAS_CHILD)
                     for s in sections if s["id"] not in parents]
         texts = [n["id"] for n in nodes["paragraphs"] + nodes["tables"]]
-        owned = {e.from_id for e in store.edges(from_ids=texts, to_ids=[doc.id], relations=["BELONGS_TO"])}
-        missing += [Edge(t, doc.id, "BELONGS_TO") for t in texts if t not in owned]
+        owned = {e.from_id for e in store.edges(from_ids=texts, to_ids=[doc.id], relations=[BELONGS_TO])}
+        missing += [Edge(t, doc.id, BELONGS_TO) for t in texts if t not in owned]
     written = store.add_edges(missing)
-    code = {"HAS_CHILD": "MISSING_PARENT", "BELONGS_TO": "MISSING_BELONGS_TO"}
+    code = {HAS_CHILD: "MISSING_PARENT", BELONGS_TO: "MISSING_BELONGS_TO"}
     fixes = [Problem(code[e.relation], "fixed", f"added {e.relation} {e.from_id} -> {e.to_id}") for e in missing]
     if written < len(missing):
         fixes.append(Problem("FIX_INCOMPLETE", "warning", f"{len(missing) - written} edge(s) had a missing endpoint"))

@@ -92,8 +92,14 @@ OVERRIDE_CACHE = 64  # per Settings: the per-call override sets a process keeps 
 _OVERRIDE_LOCK = threading.Lock()
 
 
+# Settings are grouped by concern: one frozen dataclass per concern, which `Settings` inherits, so
+# `settings.atlas` keeps working everywhere and each field keeps its `OHARA_*` name. `GROUPS` names them;
+# `group_of(name)` and `Settings.group(concern)` answer from them, and docs/settings.md lists them so.
+
 @dataclass(frozen=True, repr=False)
-class Settings:
+class StoreSettings:
+    """Where the atlas and its files live, how big they may grow, how writers wait, the vector index at scale."""
+
     # --- where things live -------------------------------------------------
     atlas: str = _opt("./atlas", "atlas location: a directory (SQLite) or arangodb://host:port/db")
     arango_url: str | None = _opt(None, "ArangoDB URL used when no atlas location is given", env="ARANGO_URL")
@@ -102,12 +108,18 @@ class Settings:
     atlas_max_mb: float = _opt(0.0, "largest the atlas database may grow, MiB (0 = as far as the disk allows); "
                                     "reaching it stops a write as a full disk does", bounds="[0, 1048576]")
     busy_timeout_s: float = _opt(60.0, "seconds a writer waits for another writer's lock before failing", bounds="[0, 86400]")
+
     # --- vectors at scale ---------------------------------------------------
     ann_threshold: int = _opt(100_000, "vectors of one model from which k-NN uses an HNSW graph kept beside the "
                                        "atlas instead of exact search (0 = always exact)", bounds="[0, 1000000000]")
     # 256, not 128: faiss at 128 found 0.983 of the true top 10 on 100k MiniLM vectors, at 256 0.999 in
     # 0.70 ms (eval/scale/ann-minilm-100k-paired.md); hnswlib had 0.995 at 128.
     ann_ef: int = _opt(256, "HNSW search breadth: higher finds more of the true neighbours, slower", bounds="[1, 100000]")
+
+
+@dataclass(frozen=True, repr=False)
+class IngestSettings:
+    """How files become a graph: chunking, entities, tags, links, embeddings at ingest, the limits a hostile file meets, entity curation and graph analytics."""
 
     # --- ingest ------------------------------------------------------------
     ingest_concurrency: int = _opt(4, "parallel LLM calls while structuring one document", bounds="[1, 256]")
@@ -127,6 +139,25 @@ class Settings:
     next_para: bool = _opt(True, "write NEXT_PARA edges between consecutive paragraphs")
     adjacent_to: bool = _opt(True, "write ADJACENT_TO edges around tables and figures")
 
+    # --- graph analytics and entity curation ------------------------------------
+    auto_entity_dedup: bool = _opt(False, "after each ingest, merge entities sharing a normalised name (logged, undoable)")
+    community_method: str = _opt("leiden", "community detection for `analyze`: leiden | louvain | label_propagation")
+    analytics_seed: int = _opt(42, "seed of community detection and k-means (fixed for reproducible analytics)", bounds="[0, 4294967295]")
+
+    # --- input limits: what a hostile or broken file may cost ---------------
+    max_unpacked_mb: float = _opt(256.0, "refuse DOCX/EPUB archives whose members unpack to more than this many MiB", bounds="(0, 1048576]")
+    max_unpack_ratio: float = _opt(100.0, "refuse archives with a member inflating more than this many times (zip bombs)", bounds="[1, 1000000]")
+    max_pdf_pages: int = _opt(10000, "refuse PDFs with more pages than this", bounds="[1, 100000000]")
+    ner_max_chars: int = _opt(10000, "entity extraction reads longer paragraphs in pieces of at most this many characters", bounds="[1, 100000000]")
+    ner_processes: int = _opt(1, "worker processes for spaCy NER at ingest (same entities; pays only on idle cores)", bounds="[1, 256]")
+    ner_cache_entries: int = _opt(200_000, "paragraph texts whose mentions <atlas>/ner_cache.db keeps, so re-ingest "
+                                  "skips NER (least recently used dropped; 0 = no cache)", bounds="[0, 100000000]")
+
+
+@dataclass(frozen=True, repr=False)
+class WebSettings:
+    """Ingest from the web: one URL, a crawl, a Chromium capture."""
+
     # --- web: ingest URL, crawl, capture ------------------------------------
     web_max_mb: float = _opt(20.0, "refuse a web response larger than this many MiB (counted after decompression)", bounds="(0, 1048576]")
     web_timeout_s: float = _opt(30.0, "seconds one web request may take in all (connect, wait, download)", bounds="(0, 86400]")
@@ -145,19 +176,10 @@ class Settings:
     chromium: str | None = _opt(None, "Chromium executable for `ohara capture` (unset = chromium or google-chrome on PATH)")
     capture_timeout_s: float = _opt(60.0, "seconds Chromium may take to render one page", bounds="(0, 86400]")
 
-    # --- graph analytics and entity curation ------------------------------------
-    auto_entity_dedup: bool = _opt(False, "after each ingest, merge entities sharing a normalised name (logged, undoable)")
-    community_method: str = _opt("leiden", "community detection for `analyze`: leiden | louvain | label_propagation")
-    analytics_seed: int = _opt(42, "seed of community detection and k-means (fixed for reproducible analytics)", bounds="[0, 4294967295]")
 
-    # --- input limits: what a hostile or broken file may cost ---------------
-    max_unpacked_mb: float = _opt(256.0, "refuse DOCX/EPUB archives whose members unpack to more than this many MiB", bounds="(0, 1048576]")
-    max_unpack_ratio: float = _opt(100.0, "refuse archives with a member inflating more than this many times (zip bombs)", bounds="[1, 1000000]")
-    max_pdf_pages: int = _opt(10000, "refuse PDFs with more pages than this", bounds="[1, 100000000]")
-    ner_max_chars: int = _opt(10000, "entity extraction reads longer paragraphs in pieces of at most this many characters", bounds="[1, 100000000]")
-    ner_processes: int = _opt(1, "worker processes for spaCy NER at ingest (same entities; pays only on idle cores)", bounds="[1, 256]")
-    ner_cache_entries: int = _opt(200_000, "paragraph texts whose mentions <atlas>/ner_cache.db keeps, so re-ingest "
-                                  "skips NER (least recently used dropped; 0 = no cache)", bounds="[0, 100000000]")
+@dataclass(frozen=True, repr=False)
+class LLMSettings:
+    """The LLM provider, its model and transport, and what ingest may spend on it."""
 
     # --- LLM -----------------------------------------------------------------
     llm: str = _opt("auto", "LLM provider: auto (gemini when GEMINI_API_KEY is set) | gemini | offline")
@@ -176,6 +198,11 @@ class Settings:
     estimate_full_mb: float = _opt(2.0, "ingest --dry-run runs the whole pipeline on sets of files up to this "
                                         "many MB; a larger set is sampled (a few files per format parsed, a few "
                                         "chunks per file predicted) and extrapolated by file size", bounds="[0, 1000000]")
+
+
+@dataclass(frozen=True, repr=False)
+class RetrievalSettings:
+    """The query engine: profile, limits, fusion weights, the graph walk, the temporal prior, the tiers and the advanced modes."""
 
     # --- retrieval: profile --------------------------------------------------
     profile: str = _opt("default", "engine profile: default (tuned by procedure, refs/tuning.md) | original (the"
@@ -261,23 +288,6 @@ class Settings:
                                               bounds="[0, 1000000000]")
     explorer_stop_weight: float = _opt(0.15, "scent below which the Explorer stops", bounds="[0, 1]")
 
-    # --- serving (`ohara serve`, `ohara mcp`) -------------------------------
-    api_token: str | None = _opt(None, "bearer token the HTTP API requires (required off loopback)",
-                                 env="OHARA_API_TOKEN", secret=True)
-    api_max_body_kb: int = _opt(64, "largest HTTP request body accepted, KiB (larger: 413)", bounds="[1, 1048576]")
-    api_max_limit: int = _opt(100, "largest `limit` a served query may ask for", bounds="[1, 100000]")
-    api_max_text_chars: int = _opt(4000, "longest query or question text a served request may send", bounds="[1, 1000000]")
-    api_max_connections: int = _opt(64, "connections `ohara serve` holds at once; more are answered 503 and closed",
-                                    bounds="[1, 100000]")
-    api_header_timeout_s: float = _opt(10.0, "seconds a client may take to send a request's line and headers "
-                                             "(then 408 and closed)", bounds="(0, 3600]")
-    api_body_timeout_s: float = _opt(10.0, "seconds a client may take to send a request's body once its headers "
-                                           "are in (then 408 and closed)", bounds="(0, 3600]")
-    api_keep_alive_s: float = _opt(5.0, "seconds an idle kept-alive connection stays open between requests",
-                                   bounds="(0, 3600]")
-    api_max_header_kb: int = _opt(16, "largest request line plus headers accepted, KiB (larger: 431, or 400 while still arriving; closed)",
-                                  bounds="[1, 1024]")
-
     # --- advanced modes ------------------------------------------------------
     session_history_limit: int = _opt(3, "conversation turns sent with a query", bounds="[0, 1000]")
     query_max_chars: int = _opt(200_000, "the CLI, HTTP API and MCP refuse a query longer than this many characters",
@@ -296,6 +306,34 @@ class Settings:
     integrity_llm_verify: bool = _opt(False, "LLM-check multi-document Integrity claims")
     rerank: bool = _opt(False, "LLM-rerank the Principal tier")
     rerank_top_n: int = _opt(5, "Principal nodes sent to the reranker", bounds="[1, 1000]")
+
+
+@dataclass(frozen=True, repr=False)
+class ServeSettings:
+    """`ohara serve` and `ohara mcp`: the HTTP API's token and limits."""
+
+    # --- serving (`ohara serve`, `ohara mcp`) -------------------------------
+    api_token: str | None = _opt(None, "bearer token the HTTP API requires (required off loopback)",
+                                 env="OHARA_API_TOKEN", secret=True)
+    api_max_body_kb: int = _opt(64, "largest HTTP request body accepted, KiB (larger: 413)", bounds="[1, 1048576]")
+    api_max_limit: int = _opt(100, "largest `limit` a served query may ask for", bounds="[1, 100000]")
+    api_max_text_chars: int = _opt(4000, "longest query or question text a served request may send", bounds="[1, 1000000]")
+    api_max_connections: int = _opt(64, "connections `ohara serve` holds at once; more are answered 503 and closed",
+                                    bounds="[1, 100000]")
+    api_header_timeout_s: float = _opt(10.0, "seconds a client may take to send a request's line and headers "
+                                             "(then 408 and closed)", bounds="(0, 3600]")
+    api_body_timeout_s: float = _opt(10.0, "seconds a client may take to send a request's body once its headers "
+                                           "are in (then 408 and closed)", bounds="(0, 3600]")
+    api_keep_alive_s: float = _opt(5.0, "seconds an idle kept-alive connection stays open between requests",
+                                   bounds="(0, 3600]")
+    api_max_header_kb: int = _opt(16, "largest request line plus headers accepted, KiB (larger: 431, or 400 while still arriving; closed)",
+                                  bounds="[1, 1024]")
+
+
+@dataclass(frozen=True, repr=False)
+class Settings(ServeSettings, RetrievalSettings, LLMSettings, WebSettings, IngestSettings, StoreSettings):
+    """Every setting. Fields come from the concerns in reverse order of the bases (dataclass rule): store,
+    ingest, web, llm, retrieval, serve, then `env_file`, which belongs to no concern."""
 
     # --- where settings come from -------------------------------------------
     env_file: str | None = _opt(None, "a .env file to read settings from (never read unless named)",
@@ -383,6 +421,11 @@ class Settings:
         """All settings; secret fields and the passwords of URLs masked."""
         return dict(self._masked)  # every value is a str, number, bool or None: a shallow copy is a copy
 
+    def group(self, concern: str) -> dict[str, Any]:
+        """One concern's settings (`settings.group("serve")`, names in `GROUPS`), masked as `to_dict` masks."""
+        masked = self._masked
+        return {f.name: masked[f.name] for f in fields(_group_class(concern))}
+
     @functools.cached_property
     def _masked(self) -> dict[str, Any]:
         # Built once per Settings (they are frozen): every query puts its settings in its result, and
@@ -403,6 +446,29 @@ class Settings:
     def __repr__(self) -> str:
         # A notebook that displays `atlas.settings` must not show the key or a URL's password.
         return f"Settings({', '.join(f'{k}={v!r}' for k, v in self.to_dict().items())})"
+
+
+# The concerns, in the order docs/settings.md and `ohara settings` list them.
+GROUPS: dict[str, type] = {
+    "store": StoreSettings, "ingest": IngestSettings, "web": WebSettings, "llm": LLMSettings,
+    "retrieval": RetrievalSettings, "serve": ServeSettings,
+}
+
+
+def _group_class(concern: str) -> type:
+    if concern not in GROUPS:
+        raise SettingsError(f"unknown settings group {concern!r}; choose {', '.join(GROUPS)}")
+    return GROUPS[concern]
+
+
+@functools.cache
+def _group_by_field() -> dict[str, str]:
+    return {f.name: concern for concern, cls in GROUPS.items() for f in fields(cls)}
+
+
+def group_of(name: str) -> str:
+    """The concern a setting belongs to (`group_of("api_token") == "serve"`); "" for `env_file`, which is none's."""
+    return _group_by_field().get(_field(name).name, "")
 
 
 # Engine profiles: named values for the fields that make an engine. `default` is the dataclass's own
@@ -465,12 +531,13 @@ class SettingDoc(NamedTuple):
     default: Any
     help: str
     bounds: str
+    group: str = ""  # its concern (`GROUPS`); "" for `env_file`
 
 
 def describe() -> list[SettingDoc]:
-    """Every setting (field, env var, default, help, range), for docs and `ohara settings`."""
-    return [SettingDoc(f.name, env_name(f), f.default, f.metadata["help"], str(f.metadata["bounds"] or ""))
-            for f in fields(Settings)]
+    """Every setting (field, env var, default, help, range, concern), for docs and `ohara settings`, by concern."""
+    return [SettingDoc(f.name, env_name(f), f.default, f.metadata["help"], str(f.metadata["bounds"] or ""),
+                       group_of(f.name)) for f in fields(Settings)]
 
 
 def bounds_of(name: str) -> Bounds:
@@ -548,6 +615,38 @@ def _coerce(f: dataclasses.Field, raw: Any) -> Any:
 def _a_number(f: dataclasses.Field) -> str:
     bounds = f.metadata["bounds"]
     return f"{'an integer' if _kind(f) == 'int' else 'a finite number'} in {bounds}"
+
+
+# --- the environment: read here and nowhere else (tests/test_names.py) ---------------------------------
+# `Settings.from_env` reads the fields' variables. The few variables that are not settings - where files
+# go (docs/settings.md, "Variables outside Settings"), the ArangoDB login, the notebook a Jupyter kernel
+# runs, the secrets `ohara` masks - are read through `environ_value`; the two the package sets are set
+# here too: `OHARA_ENV_FILE` for `ohara --env-file` and the Hugging Face hub's offline default.
+
+HF_OFFLINE_DEFAULT = ("HF_HUB_OFFLINE", "1")
+
+
+def environ() -> Mapping[str, str]:
+    """The process environment (what `from_env` reads when given none)."""
+    return os.environ
+
+
+def environ_value(name: str, default: str | None = None) -> str | None:
+    """One environment variable that is not a settings field (`OHARA_EVAL_DATA`, `ARANGO_PASSWORD`, ...)."""
+    return os.environ.get(name, default)
+
+
+def use_env_file(path: Path) -> None:
+    """Name the .env file every `Settings.from_env` of this process (and of its children) reads."""
+    os.environ["OHARA_ENV_FILE"] = str(path)
+
+
+def hub_offline_default() -> None:
+    """The MiniLM weights load from a local package path, so the Hugging Face hub is never needed: unless
+    the user set `HF_HUB_OFFLINE` themselves, it is set to 1 before transformers or tokenizers import, so
+    neither tries the network. The one place the package writes to the environment for a library."""
+    name, value = HF_OFFLINE_DEFAULT
+    os.environ.setdefault(name, value)
 
 
 def read_env_file(path: Path) -> dict[str, str]:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ExportError, UsageError
 from .ids import cap_slug, split_id, wiki_slug
+from .records import CONTRADICTS, PRECEDES, RELATED_TO, SIMILAR_TO
 
 if TYPE_CHECKING:
     from .store.protocol import GraphStore
@@ -131,7 +132,7 @@ def _export_document(store: GraphStore, root: Path, doc: Any, doc_slugs: dict[st
     for n in sorted(nodes["paragraphs"] + nodes["tables"], key=lambda n: n["doc_position"]):
         by_section[n.get("section_id")].append(n)
     for s in nodes["sections"]:
-        link = f"documents/{doc_slugs[doc.id]}/{section_slugs[s['id']]}"
+        link = f"documents/{doc_slugs[doc.id]}/{section_slugs[s['id']]}"  # names: a wiki path, not a node id
         body = [_front(s["title"], ["section"]), f"[[documents/{doc_slugs[doc.id]}/index|← {doc.title}]]", "",
                 f"# {s['title']}", ""]
         for n in by_section.get(s["id"], []):
@@ -149,8 +150,8 @@ def _snip(node: dict[str, Any]) -> str:
 
 def _related_documents(store: GraphStore, doc_id: str, doc_slugs: dict[str, str], titles: dict[str, str]) -> list[str]:
     out = []
-    for e in store.edges(from_ids=[doc_id], relations=["SIMILAR_TO", "CONTRADICTS", "PRECEDES"]) + \
-            store.edges(to_ids=[doc_id], relations=["SIMILAR_TO", "CONTRADICTS", "PRECEDES"]):
+    for e in store.edges(from_ids=[doc_id], relations=[SIMILAR_TO, CONTRADICTS, PRECEDES]) + \
+            store.edges(to_ids=[doc_id], relations=[SIMILAR_TO, CONTRADICTS, PRECEDES]):
         other = e.to_id if e.from_id == doc_id else e.from_id
         if other in doc_slugs:
             verb = e.attrs.get("verb") or e.relation
@@ -170,7 +171,7 @@ def _export_entities(store: GraphStore, root: Path, entities: list[Any], mention
     names = {e.slug: e.name for e in entities}
     files = entity_files(entities)
     related: dict[str, list[str]] = defaultdict(list)
-    for e in store.edges(relations=["RELATED_TO"]):
+    for e in store.edges(relations=[RELATED_TO]):
         a, b = split_id(e.from_id)[1], split_id(e.to_id)[1]
         related[a].append(b)
         related[b].append(a)

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..store.protocol import GraphStore
 
+from ..records import SIMILAR_TO
+
 MIN_DEGREE = 2
 
 
@@ -27,6 +29,6 @@ def isolated_entities(store: GraphStore, g: Any) -> dict[str, str]:
 
 def isolated_documents(store: GraphStore) -> dict[str, str]:
     """document id -> reason, for documents no SIMILAR_TO edge reaches or leaves."""
-    linked = {i for e in store.edges(relations=["SIMILAR_TO"]) for i in (e.from_id, e.to_id)}
+    linked = {i for e in store.edges(relations=[SIMILAR_TO]) for i in (e.from_id, e.to_id)}
     return {d.id: "shares too few entities with any other document" for d in store.list_documents()
             if d.id not in linked}

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
+from ..records import RELATED_TO
 
 if TYPE_CHECKING:
     from ..store.protocol import GraphStore
@@ -28,7 +29,7 @@ def related_graph(store: GraphStore) -> Any:
     nx = require("networkx")
     g = nx.Graph()
     pairs = sorted((e.from_id.partition("/")[2], e.to_id.partition("/")[2], int(e.attrs.get("count", 1)))
-                   for e in store.edges(relations=["RELATED_TO"]))
+                   for e in store.edges(relations=[RELATED_TO]))
     g.add_nodes_from(sorted({p for a, b, _ in pairs for p in (a, b)}))
     for a, b, n in pairs:
         if a != b:

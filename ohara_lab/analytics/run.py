@@ -5,6 +5,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..ids import PARAGRAPHS, in_collection
 from ..records import utc_now
 from . import adamic_adar, clusters, communities, gaps
 from .graph import related_graph
@@ -98,7 +99,7 @@ def _clusters(store: GraphStore, vector_model: str | None, seed: int, report: An
     models = store.vector_models()
     model = vector_model or (max(models, key=lambda m: (models[m], m)) if models else None)
     ids, matrix = store.vector_matrix(model) if model else ([], None)
-    keep = [i for i, nid in enumerate(ids) if nid.startswith("paragraphs/")]
+    keep = [i for i, nid in enumerate(ids) if in_collection(nid, PARAGRAPHS)]
     version = report.graph_version
     if len(keep) < clusters.MIN_K:
         store.put_analytics("clusters", {}, {"graph_version": version, "skipped": "fewer than 3 embedded paragraphs"})

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
+from ..ids import SECTIONS, in_collection
 from ..settings import Settings
 from .registry import get_embedder
 
@@ -19,7 +20,7 @@ def backfill(store: GraphStore, settings: Settings, progress: bool = True) -> di
         raise UsageError("no embedder available: pip install 'ohara-lab[dense]' or set OHARA_EMBEDDER")
     others = {m: n for m, n in store.vector_models().items() if m != embedder.model}
     todo = [(i, t) for i, t in store.texts_without_vectors(embedder.model)
-            if len(t) >= MIN_CHARS and not i.startswith("sections/")]
+            if len(t) >= MIN_CHARS and not in_collection(i, SECTIONS)]
     from tqdm.auto import tqdm  # noqa: PLC0415
 
     batch = max(1, settings.embed_batch_size) * 8

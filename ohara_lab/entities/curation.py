@@ -26,9 +26,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CurationError
+from ..ids import document_id, entity_id, norm_key, slugify
 from ..ids import node_id as make_id
-from ..ids import norm_key, slugify
-from ..records import Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
+from ..records import MENTIONS, RELATED_TO, Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
 from ..store import common
 from .rules import is_opaque
 
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 NUMERIC_TYPES = ("DATE", "AMOUNT")
 # Edges of an entity the store re-derives from the nodes' entity lists; every other edge touching an
 # entity (SYNONYM_OF from `ohara embed`, links added by hand) is recorded by a step, so undo restores it.
-DERIVED_RELATIONS = ("MENTIONS", "RELATED_TO")
+DERIVED_RELATIONS = (MENTIONS, RELATED_TO)
 
 
 # ---------------------------------------------------------------------------- reading
@@ -60,7 +60,7 @@ def _routes(store: GraphStore, *, without: int | None = None) -> common.Routes:
 
 def _entity_edges(store: GraphStore, slugs: Iterable[str]) -> list[Edge]:
     """The edges touching these entities that the store does not re-derive, in a stable order."""
-    ids = sorted({"entities/" + s for s in slugs})
+    ids = sorted({entity_id(s) for s in slugs})
     if not ids:
         return []
     found = {(e.from_id, e.to_id, e.relation): e for e in [*store.edges(from_ids=ids), *store.edges(to_ids=ids)]
@@ -337,4 +337,4 @@ def _restored_entities(store: GraphStore, op: EntityOp, listed: dict[str, str]) 
 
 
 def _doc_id(d: str) -> str:
-    return d if d.startswith("documents/") else "documents/" + d
+    return document_id(d)

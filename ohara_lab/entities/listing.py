@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..ids import norm_key
-from ..records import Entity, EntityOp
+from ..ids import entity_id, norm_key
+from ..records import RELATED_TO, Entity, EntityOp
 from ..render import shorten
 
 if TYPE_CHECKING:
@@ -33,8 +33,8 @@ def show(store: GraphStore, slug: str, *, mentions: int = 5, related: int = 10) 
     if not found:
         return None
     ent = found[0]
-    eid = "entities/" + slug
-    edges = store.edges(from_ids=[eid], relations=["RELATED_TO"]) + store.edges(to_ids=[eid], relations=["RELATED_TO"])
+    eid = entity_id(slug)
+    edges = store.edges(from_ids=[eid], relations=[RELATED_TO]) + store.edges(to_ids=[eid], relations=[RELATED_TO])
     pairs = sorted(((e.to_id if e.from_id == eid else e.from_id, int(e.attrs.get("count", 0))) for e in edges),
                    key=lambda p: (-p[1], p[0]))[:related]
     nodes = store.entity_nodes(slugs=[slug])[:mentions]

@@ -1,10 +1,10 @@
 """Where evaluation data and cached atlases live unless the caller says otherwise."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from ..errors import UsageError
+from ..settings import environ_value
 
 DATA_ENV = "OHARA_EVAL_DATA"
 CACHE_ENV = "OHARA_EVAL_CACHE"
@@ -13,13 +13,13 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 def default_data_dir() -> Path:
     """`$OHARA_EVAL_DATA`, else `shared/datasets` next to the repository (this workspace's layout)."""
-    env = os.environ.get(DATA_ENV)
+    env = environ_value(DATA_ENV)
     return Path(env).expanduser() if env else REPO_ROOT.parent / "shared" / "datasets"
 
 
 def default_cache_dir() -> Path:
     """`$OHARA_EVAL_CACHE`, else `~/.cache/ohara-lab/eval-atlases` (outside any repository)."""
-    env = os.environ.get(CACHE_ENV)
+    env = environ_value(CACHE_ENV)
     return Path(env).expanduser() if env else Path.home() / ".cache" / "ohara-lab" / "eval-atlases"
 
 
@@ -34,7 +34,7 @@ def notebook_dir() -> Path:
     starts the kernel in that notebook's folder); papermill, nbclient and plain Python say nothing, and
     their working directory is wherever they were started — there the repository's `notebooks/`.
     """
-    session = os.environ.get(SESSION_ENV)
+    session = environ_value(SESSION_ENV)
     if session:
         where = Path(session).expanduser()
         return where.parent if where.is_absolute() else Path.cwd()

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from ..entities.noise import screen_document
 from ..entities.rules import clean_mentions
 from ..ids import node_id, norm_key, slugify
-from ..records import ENTITY_TYPES, Edge, Entity, Mention, Paragraph, Table
+from ..records import ENTITY_TYPES, MENTIONS, Edge, Entity, Mention, Paragraph, Table
 from .transform import Structure
 
 # Code listings are searchable text, but NER and the lexicon tagger read them as noise.
@@ -135,7 +135,7 @@ def _link_entities(nodes: list[Paragraph | Table], mentions: list[list[Mention]]
             else:
                 extra = [a for a in [m.name, *m.aliases] if a and a != ent.name and a not in ent.aliases]
                 ent.aliases += extra
-            edges.append(Edge(node.id, node_id("entities", slug), "MENTIONS",
+            edges.append(Edge(node.id, node_id("entities", slug), MENTIONS,
                               {"context": node_text(node)[:MAX_CONTEXT]}))
         node.entity_slugs = slugs
     for slug, ent in entities.items():

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..records import Edge, ParsedDocument, Section
+from ..records import TOC_REF, Edge, ParsedDocument, Section
 from ..text import first_h1
 from .special import TocEntry
 from .structure import plan_headings
@@ -53,7 +53,7 @@ def toc_ref_edges(doc_id: str, toc: list[TocEntry], sections: list[Section]) -> 
             target = on_page[0] if len(on_page) == 1 else None
         if target is not None:
             used.add(target.id)
-            edges.append(Edge(doc_id, target.id, "TOC_REF",
+            edges.append(Edge(doc_id, target.id, TOC_REF,
                               {"toc_title": entry.title, "toc_page": entry.page, "toc_level": entry.level}))
     return edges
 

@@ -15,7 +15,18 @@ from typing import Any
 
 from .. import records
 from ..ids import child_key, node_id, split_id
-from ..records import Chunk, Edge, Paragraph, Section, Table
+from ..records import (
+    ADJACENT_TO,
+    BELONGS_TO,
+    HAS_CHILD,
+    NEXT_PARA,
+    NEXT_SIBLING,
+    Chunk,
+    Edge,
+    Paragraph,
+    Section,
+    Table,
+)
 from .artifacts import is_artifact_paragraph, is_artifact_section
 
 SECTION_TYPES = frozenset(records.SECTION_TYPES)
@@ -268,15 +279,15 @@ def _structural_edges(doc_id: str, out: Structure, items: list[_Item], *, next_p
     edges = out.edges
     last_child: dict[str | None, Section] = {}
     for s in out.sections:
-        edges.append(Edge(s.parent_section_id or doc_id, s.id, "HAS_CHILD"))
+        edges.append(Edge(s.parent_section_id or doc_id, s.id, HAS_CHILD))
         prev = last_child.get(s.parent_section_id)
         if prev is not None:
-            edges.append(Edge(prev.id, s.id, "NEXT_SIBLING"))
+            edges.append(Edge(prev.id, s.id, NEXT_SIBLING))
         last_child[s.parent_section_id] = s
     text_nodes: list[Paragraph | Table] = [*out.paragraphs, *out.tables]
     for node in text_nodes:
-        edges.append(Edge(node.section_id or doc_id, node.id, "HAS_CHILD"))
-        edges.append(Edge(node.id, doc_id, "BELONGS_TO"))
+        edges.append(Edge(node.section_id or doc_id, node.id, HAS_CHILD))
+        edges.append(Edge(node.id, doc_id, BELONGS_TO))
     previous: dict[str | None, Any] = {}
     last_para: dict[str | None, Paragraph] = {}
     for item in items:
@@ -285,11 +296,11 @@ def _structural_edges(doc_id: str, out: Structure, items: list[_Item], *, next_p
         node, key = item.node, item.node.section_id
         before = previous.get(key)
         if adjacent_to and before is not None and (_is_visual(node) or _is_visual(before)):
-            edges.append(Edge(before.id, node.id, "ADJACENT_TO"))
-            edges.append(Edge(node.id, before.id, "ADJACENT_TO"))
+            edges.append(Edge(before.id, node.id, ADJACENT_TO))
+            edges.append(Edge(node.id, before.id, ADJACENT_TO))
         if next_para and item.kind == "text" and node.node_type in ("Paragraph", "ListItem"):
             if key in last_para:
-                edges.append(Edge(last_para[key].id, node.id, "NEXT_PARA"))
+                edges.append(Edge(last_para[key].id, node.id, NEXT_PARA))
             last_para[key] = node
         previous[key] = node
 

@@ -28,16 +28,18 @@ from ohara_lab.store.protocol import GraphStore
 if TYPE_CHECKING:
     from ohara_lab.atlas import Atlas
 
+from ..records import CONTRADICTS, HAS_CHILD, MENTIONS, NEXT_PARA, NEXT_SIBLING, PRECEDES, SIMILAR_TO
+
 # Relations worth drawing. BELONGS_TO repeats HAS_CHILD for text nodes and
 # RELATED_TO/ADJACENT_TO are dense entity/para cliques that only grey the picture.
 MAP_RELATIONS: tuple[str, ...] = (
-    "HAS_CHILD",
-    "NEXT_SIBLING",
-    "MENTIONS",
-    "SIMILAR_TO",
-    "CONTRADICTS",
-    "PRECEDES",
-    "NEXT_PARA",
+    HAS_CHILD,
+    NEXT_SIBLING,
+    MENTIONS,
+    SIMILAR_TO,
+    CONTRADICTS,
+    PRECEDES,
+    NEXT_PARA,
 )
 LABEL_CHARS = 80  # a text node's label: the start of its content
 # Source ids per edge read. Small: a store's edge record carries its attributes (a document's

@@ -32,9 +32,11 @@ from ohara_lab.layout.satellites import place_entities, place_tags, satellite_di
 from ohara_lab.layout.sunburst import category_xy, document_category, fan_out_collisions, sunburst_layout
 from ohara_lab.layout.time_axis import date_units, document_date, place_in_time
 
+from ..records import HAS_CHILD, SIMILAR_TO
+
 TAG_TETHER = "TAG_TETHER"  # derived edge: tag node → section holding a text node tagged with it
 TETHER_TAGS = 3  # a text node tethers its first 3 tags (spec §6 "Tethers")
-DEFAULT_EDGE_KINDS: tuple[str, ...] = ("HAS_CHILD", "SIMILAR_TO", TAG_TETHER)
+DEFAULT_EDGE_KINDS: tuple[str, ...] = (HAS_CHILD, SIMILAR_TO, TAG_TETHER)
 NODE_SIZES = {"document": 12.0, "section": 6.0, "paragraph": 4.0, "figure": 4.0, "table": 5.0}
 TAG_PREFIX = "tags/"
 LABEL_TITLE_CHARS = 30

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ohara_lab.ids import DOCUMENTS, ENTITIES, PARAGRAPHS, SECTIONS, node_id
 from ohara_lab.layout.inputs import (
     DocumentInput,
     EdgeInput,
@@ -23,7 +24,7 @@ from ohara_lab.layout.inputs import (
     SectionInput,
     TextNodeInput,
 )
-from ohara_lab.records import DECAY_CLASSES
+from ohara_lab.records import DECAY_CLASSES, HAS_CHILD, MENTIONS, SIMILAR_TO
 
 
 @dataclass
@@ -114,7 +115,7 @@ def synthetic_map_input(
     out = MapInput()
     entity_docs: dict[int, list[str]] = {}
     for d in range(n_docs):
-        doc_id = f"documents/d{d:04d}"
+        doc_id = node_id(DOCUMENTS, f"d{d:04d}")
         doc_tags = [tags[int(i)] for i in rng.choice(len(tags), size=4, replace=False)]
         out.documents.append(
             DocumentInput(
@@ -130,10 +131,10 @@ def synthetic_map_input(
         top: str | None = None
         for s in range(n_sec):
             level = 1 if s == 0 or rng.random() < 0.35 else 2
-            sec_id = f"sections/d{d:04d}s{s:02d}"
+            sec_id = node_id(SECTIONS, f"d{d:04d}s{s:02d}")
             parent = None if level == 1 else top
             out.sections.append(SectionInput(sec_id, doc_id, level, parent, s, doc_tags[:2], f"Section {s}"))
-            out.edges.append(EdgeInput(parent or doc_id, sec_id, "HAS_CHILD"))
+            out.edges.append(EdgeInput(parent or doc_id, sec_id, HAS_CHILD))
             if level == 1:
                 top = sec_id
             sec_ids.append(sec_id)
@@ -143,16 +144,19 @@ def synthetic_map_input(
         for p in range(int(rng.integers(35, 61))):
             roll = rng.random()
             kind = "figure" if roll < 0.05 else "table" if roll < 0.10 else "paragraph"
-            txt_id = f"paragraphs/d{d:04d}p{p:03d}"
+            txt_id = node_id(PARAGRAPHS, f"d{d:04d}p{p:03d}")
             sec_id = sec_ids[int(rng.integers(0, len(sec_ids)))]
             node_tags = [doc_tags[int(rng.integers(0, 4))], tags[int(rng.integers(0, len(tags)))]]
             out.text_nodes.append(TextNodeInput(txt_id, doc_id, sec_id, kind, node_tags, p))
-            out.edges.append(EdgeInput(sec_id, txt_id, "HAS_CHILD"))
+            out.edges.append(EdgeInput(sec_id, txt_id, HAS_CHILD))
             if rng.random() < 0.3:
-                out.edges.append(EdgeInput(txt_id, f"entities/e{mentioned[int(rng.integers(0, 15))]:05d}", "MENTIONS"))
+                entity = node_id(ENTITIES, f"e{mentioned[int(rng.integers(0, 15))]:05d}")
+                out.edges.append(EdgeInput(txt_id, entity, MENTIONS))
     for e in sorted(entity_docs):
-        out.entities.append(EntityInput(f"entities/e{e:05d}", f"Entity {e}", entity_docs[e], len(entity_docs[e]) * 3))
+        out.entities.append(
+            EntityInput(node_id(ENTITIES, f"e{e:05d}"), f"Entity {e}", entity_docs[e], len(entity_docs[e]) * 3)
+        )
     for _ in range(2 * n_docs):
         a, b = (int(x) for x in rng.choice(n_docs, size=2, replace=False))
-        out.edges.append(EdgeInput(out.documents[a].id, out.documents[b].id, "SIMILAR_TO"))
+        out.edges.append(EdgeInput(out.documents[a].id, out.documents[b].id, SIMILAR_TO))
     return out

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..dates import first_day
 from ..errors import LLMError
-from ..records import Document, DocumentGraph, Edge
+from ..records import CONTRADICTS, PRECEDES, SIMILAR_TO, Document, DocumentGraph, Edge
 from ..store.protocol import GraphStore
 from .provider import LLMProvider
 
@@ -65,8 +65,8 @@ class EdgeEnricher:
 
     def enrich(self, graph: DocumentGraph, scope: str | None = None) -> EnrichOutcome:
         doc_id = graph.document.id
-        edges = self.store.edges(from_ids=[doc_id], relations=["SIMILAR_TO"]) + \
-            self.store.edges(to_ids=[doc_id], relations=["SIMILAR_TO"])
+        edges = self.store.edges(from_ids=[doc_id], relations=[SIMILAR_TO]) + \
+            self.store.edges(to_ids=[doc_id], relations=[SIMILAR_TO])
         if not edges:
             return EnrichOutcome(added=[])
         docs = self._documents({e.from_id for e in edges} | {e.to_id for e in edges})
@@ -83,7 +83,7 @@ class EdgeEnricher:
                             reply.reason)
                 continue
             attrs = self.merged_attrs(edge.attrs, reply.data)
-            updates.append(Edge(edge.from_id, edge.to_id, "SIMILAR_TO", attrs))
+            updates.append(Edge(edge.from_id, edge.to_id, SIMILAR_TO, attrs))
             added += derived_edges(edge.from_id, edge.to_id, attrs, docs)
         outcome.enriched = self.store.update_edges(updates) if updates else 0
         if added:
@@ -130,7 +130,7 @@ def derived_edges(from_id: str, to_id: str, attrs: dict[str, Any], docs: dict[st
     out = []
     relation, note = attrs.get("temporal_relation"), attrs.get("contradiction_note")
     if relation == "supersedes" or note:
-        out.append(Edge(from_id, to_id, "CONTRADICTS", {
+        out.append(Edge(from_id, to_id, CONTRADICTS, {
             "contradiction_note": note or attrs.get("summary"),
             "source": "conceptual_conflict" if note else "temporal_supersession"}))
     if relation in ("extends", "supersedes"):
@@ -139,6 +139,6 @@ def derived_edges(from_id: str, to_id: str, attrs: dict[str, Any], docs: dict[st
         db = first_day(b.published_date) if b else None
         if da and db and da != db:
             earlier, later = (from_id, to_id) if da < db else (to_id, from_id)
-            out.append(Edge(earlier, later, "PRECEDES", {"derived_from": "SIMILAR_TO", "reason": relation}))
+            out.append(Edge(earlier, later, PRECEDES, {"derived_from": SIMILAR_TO, "reason": relation}))
     return out
 

@@ -52,7 +52,7 @@ from ..ingest.linking import make_linker
 from ..ingest.pipeline import Ingestor, expand_paths
 from ..ingest.transform import ChunkNodes
 from ..parse import parse_file
-from ..records import Document, DocumentGraph, Entity
+from ..records import SIMILAR_TO, Document, DocumentGraph, Entity
 from ..settings import Settings
 from ..store.common import jaccard
 from ..store.protocol import Overlap
@@ -302,7 +302,7 @@ def _estimate_file(path: Path, twin: Ingestor, counter: RequestCounter, atlas: P
         for batch in question_batches(graph.paragraphs):
             counter.ask(QUESTIONS_PROMPT, batch_variables(batch))
     atlas.gone |= set(plan.replaces)
-    links = [e for e in linker(graph, atlas.link_view(graph)) if e.relation == "SIMILAR_TO"]
+    links = [e for e in linker(graph, atlas.link_view(graph)) if e.relation == SIMILAR_TO]
     atlas.graphs[graph.document.id] = graph
     docs = {d: atlas.get_document(d) for e in links for d in (e.from_id, e.to_id)}
     for edge in links:

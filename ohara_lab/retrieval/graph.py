@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sparse
 
+from ..ids import entity_id
 from ..store.protocol import GraphStore
 
 UNLINKED_TYPES = ("DATE", "AMOUNT")
@@ -54,7 +55,7 @@ class PassageGraph:
         return len(self.passages) + len(self.entities)
 
     def row(self, passage_or_slug: str) -> int | None:
-        return self.index.get(passage_or_slug if "/" in passage_or_slug else "entities/" + passage_or_slug)
+        return self.index.get(passage_or_slug if "/" in passage_or_slug else entity_id(passage_or_slug))
 
     def nbytes(self) -> int:
         t = self.transpose
@@ -67,7 +68,7 @@ def build_passage_graph(store: GraphStore) -> PassageGraph:
     passages = sorted({p for p, _ in rows.mentions})
     entities = sorted({e for _, e in rows.mentions})
     index = {p: i for i, p in enumerate(passages)}
-    index.update({"entities/" + e: len(passages) + i for i, e in enumerate(entities)})
+    index.update({entity_id(e): len(passages) + i for i, e in enumerate(entities)})
     src: list[int] = []
     dst: list[int] = []
     weight: list[float] = []
@@ -79,16 +80,16 @@ def build_passage_graph(store: GraphStore) -> PassageGraph:
 
     passage_entities: dict[str, list[str]] = {}
     for p, e in rows.mentions:
-        link(index[p], index["entities/" + e], 1.0)
+        link(index[p], index[entity_id(e)], 1.0)
         passage_entities.setdefault(p, []).append(e)
     known = set(entities)
     for a, b, count in rows.related:
         if a in known and b in known and count > 0:
-            link(index["entities/" + a], index["entities/" + b], math.log1p(count))
+            link(index[entity_id(a)], index[entity_id(b)], math.log1p(count))
     synonyms = 0
     for a, b, cos in rows.synonyms:
         if a in known and b in known and cos > 0:
-            link(index["entities/" + a], index["entities/" + b], cos)
+            link(index[entity_id(a)], index[entity_id(b)], cos)
             synonyms += 1
     n = len(passages) + len(entities)
     adjacency = sparse.csr_matrix((np.asarray(weight, dtype=np.float64), (src, dst)), shape=(n, n))

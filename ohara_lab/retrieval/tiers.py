@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..ids import PARAGRAPHS, entity_id, in_collection
+from ..records import CONTRADICTS, RELATED_TO
 from ..settings import Settings
 from ..store.protocol import GraphStore
 from .hits import Fused
@@ -156,7 +158,7 @@ def _flag_contradictions(items: list[IntegrityItem], chosen: list[Fused], store:
     "as of" query excludes did not exist yet, so its supersession does not count."""
     docs = {f.document_id for f in chosen}
     notes = {e.to_id: e.attrs.get("contradiction_note") for e in
-             store.edges(to_ids=sorted(docs), relations=["CONTRADICTS"]) if e.from_id not in excluded} if docs else {}
+             store.edges(to_ids=sorted(docs), relations=[CONTRADICTS]) if e.from_id not in excluded} if docs else {}
     by_id = {f.id: f.document_id for f in chosen}
     for item in items:
         doc = by_id.get(item.id)
@@ -188,7 +190,7 @@ def explorer(chosen: list[Fused], seen: set[str], store: GraphStore, settings: S
         if link.document_id not in best or best[link.document_id].score < scent:
             best[link.document_id] = item
     if settings.answers_same:  # spec §3.10 (ii): paragraphs answering the same question, scent 0.4
-        for row in store.answers_same([f.id for f in chosen if f.id.startswith("paragraphs/")]):
+        for row in store.answers_same([f.id for f in chosen if in_collection(f.id, PARAGRAPHS)]):
             if row.id not in seen and row.document_id not in seen_docs and row.document_id not in best:
                 best[row.document_id] = FrontierItem(row.document_id, row.id, "answers same question as",
                                                      row.question, ANSWERS_SAME_SCENT, 1, source="answers_same",
@@ -213,8 +215,8 @@ def knowledge_gaps(chosen: list[Fused], store: GraphStore, limit: int = 10) -> l
     slugs = list(dict.fromkeys(s for n in nodes.values() for s in n.get("entity_slugs") or []))
     if not slugs:
         return []
-    degree = store.relation_degrees(["entities/" + s for s in slugs], "RELATED_TO")
-    isolated = [s for s in slugs if degree.get("entities/" + s, 0) < 2]
+    degree = store.relation_degrees([entity_id(s) for s in slugs], RELATED_TO)
+    isolated = [s for s in slugs if degree.get(entity_id(s), 0) < 2]
     # names of those only: an entity record carries its document list, long for the common ones
     names = {e.slug: e.name for e in store.get_entities(isolated[:limit])} if isolated else {}
     return [{"type": "knowledge_gap", "entity_name": names.get(slug, slug), "entity_slug": slug,

@@ -19,6 +19,7 @@ from mcp.types import ToolAnnotations
 
 from .. import __version__
 from ..errors import NotFoundError, OharaError
+from ..ids import section_id
 from .params import Depth, History, Limit, Mode, NodeId, Offset, QueryText, Question, SnippetChars, Weights, history
 from .service import AtlasService, brief, render_document, section_view
 
@@ -128,7 +129,7 @@ def build_server(service: AtlasService, *, allow_ingest: bool = False) -> MCPSer
                      description="One section with its sub-sections, paragraphs and tables")
     @_resource_errors
     def section(key: str) -> str:
-        node = service.node("sections/" + key)
+        node = service.node(section_id(key))
         return render_document(section_view(service.document(node["document_id"]), node["id"]))
 
     if allow_ingest:

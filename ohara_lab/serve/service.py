@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..atlas import Atlas
 from ..errors import NotFoundError, UsageError
-from ..ids import COLLECTIONS
+from ..ids import document_id, parse_id
 from ..render import shorten
 from ..retrieval.query_reduce import check_query_size
 from ..settings import Settings, weight_field
@@ -28,9 +28,6 @@ if TYPE_CHECKING:
     from ..modes.answer import Answer
     from ..retrieval.result import RetrievalResult
 
-# Ids are content hashes and slugs: letters, digits, '-' and '_'. Nothing else is ever
-# looked up, so '..', '/', '%2F' and friends are refused before they reach the store.
-_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,199}")
 # A JSON string may hold a lone surrogate ("\ud800"), which no UTF-8 reply or database can carry, and NULs,
 # which C strings (FTS5 queries, logs) cut short; no text a caller sends may hold either.
 _NOT_TEXT = re.compile("[\x00\ud800-\udfff]")
@@ -40,15 +37,17 @@ SNIPPET_CHARS = 200
 
 def node_ref(node_id: str) -> str:
     """`collection/key` checked against the id grammar; anything else is a UsageError."""
-    collection, _, key = node_id.partition("/")
-    if collection not in COLLECTIONS or not _KEY.fullmatch(key):
-        raise UsageError(f"not a node id: {node_id[:80]!r} (expected collection/key, e.g. paragraphs/4f2a…-00012)")
+    try:
+        parse_id(node_id)  # the key grammar (ids.KEY): '..', '/', '%2F' and friends never reach the store
+    except ValueError:
+        raise UsageError(f"not a node id: {node_id[:80]!r} "
+                         "(expected collection/key, e.g. paragraphs/4f2a…-00012)") from None
     return node_id
 
 
 def document_ref(doc_id: str) -> str:
     """A document's key or full id -> its full id (`documents/<key>`)."""
-    return node_ref(doc_id if doc_id.startswith("documents/") else "documents/" + doc_id)
+    return node_ref(document_id(doc_id))
 
 
 def text_problem(text: str) -> str | None:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..ids import split_id
+from ..ids import DOCUMENTS, in_collection, split_id
 from .vectors import knn
 
 try:
@@ -30,7 +30,8 @@ try:
 except ImportError as e:  # an optional extra: say which one, once, where the backend is chosen
     raise StoreError("the ArangoDB backend needs python-arango: pip install 'ohara-lab[arango]'") from e
 
-from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, Problem, utc_now
+from ..ids import PARAGRAPHS
+from ..records import ANSWERS_SAME, SIMILAR_TO, CrawlPage, Document, DocumentGraph, Edge, Entity, Problem, utc_now
 from . import common
 from .arango_aql import first, hashed_key, key_of, next_seq, record, rows, valid_key
 from .arango_check import run_checks
@@ -172,7 +173,7 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
             keep = [e for e in edges if e.from_id in known and e.to_id in known]
             steps = WriteSteps(txn, self.evergreen_threshold)
             steps.insert_edges(keep, None)
-            steps.refresh_indegree({e.to_id for e in keep if e.relation == "SIMILAR_TO"})
+            steps.refresh_indegree({e.to_id for e in keep if e.relation == SIMILAR_TO})
             if keep:
                 steps.bump_graph()
         return len(keep)
@@ -277,7 +278,7 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
         return [common.from_dict(Document, record(d)) for d in found]
 
     def get_document(self, document_id: str) -> Document | None:
-        if not document_id.startswith("documents/"):
+        if not in_collection(document_id, DOCUMENTS):
             return None
         d = first(self.db, "FOR d IN documents FILTER d._key == @key RETURN d", {"key": key_of(document_id)})
         return common.from_dict(Document, record(d)) if d else None
@@ -331,8 +332,8 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
 
     def answers_same(self, ids: Iterable[str]) -> list[common.SharedQuestion]:
         """Paragraphs linked by ANSWERS_SAME from `ids`, with the shared question (by seed, then target id)."""
-        found = rows(self.db, """
-            FOR e IN edges FILTER e._from IN @ids AND e.relation == "ANSWERS_SAME"
+        found = rows(self.db, f"""
+            FOR e IN edges FILTER e._from IN @ids AND e.relation == "{ANSWERS_SAME}"
               LET p = DOCUMENT(e._to)
               FILTER p != null
               SORT e._from, e._to
@@ -379,17 +380,17 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
 
     # ------------------------------------------------------------------ stats and integrity
     def stats(self) -> dict[str, Any]:
-        s = first(self.db, """
-            RETURN {
+        s = first(self.db, f"""
+            RETURN {{
               documents: LENGTH(documents), sections: LENGTH(sections), paragraphs: LENGTH(paragraphs),
               tables: LENGTH(tables), entities: LENGTH(entities),
               edges: (FOR e IN edges COLLECT r = e.relation WITH COUNT INTO n RETURN [r, n]),
               partial_documents: LENGTH(FOR d IN documents FILTER d.ingestion_status != "complete" RETURN 1),
               needs_review: LENGTH(FOR d IN documents FILTER d.structure_needs_review == true RETURN 1),
               llm_pending: LENGTH(FOR p IN paragraphs FILTER p.llm_pending == true RETURN 1),
-              tagged_paragraphs: LENGTH(FOR t IN node_tags FILTER STARTS_WITH(t.node_id, "paragraphs/")
+              tagged_paragraphs: LENGTH(FOR t IN node_tags FILTER STARTS_WITH(t.node_id, "{PARAGRAPHS}/")
                                         COLLECT n = t.node_id RETURN 1)
-            }""", None, {}) or {}
+            }}""", None, {}) or {}
         out = {k: s.get(k, 0) for k in ("documents", "sections", "paragraphs", "tables", "entities")}
         out["edges"] = dict(sorted((r, n) for r, n in s.get("edges", [])))
         out.update({k: s.get(k, 0) for k in ("partial_documents", "needs_review", "llm_pending", "tagged_paragraphs")})

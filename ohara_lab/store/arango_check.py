@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..records import Problem
+from ..ids import ENTITIES
+from ..records import BELONGS_TO, HAS_CHILD, MENTIONS, RELATED_TO, Problem
 from .arango_aql import rows
 from .arango_schema import VIEW, view_links_ok
 
@@ -33,10 +34,10 @@ _CHECKS: list[tuple[str, str, str, str, tuple[str, ...]]] = [
      "{0} belongs to missing document {1}", _NODES),
     ("MISSING_BELONGS_TO", "error",
      "FOR n IN @@coll FILTER LENGTH(FOR e IN edges FILTER e._from == n._id AND e._to == n.document_id"
-     " AND e.relation == \"BELONGS_TO\" LIMIT 1 RETURN 1) == 0 LIMIT 50 RETURN [n.id, n.document_id]",
+     f" AND e.relation == \"{BELONGS_TO}\" LIMIT 1 RETURN 1) == 0 LIMIT 50 RETURN [n.id, n.document_id]",
      "{0} has no BELONGS_TO edge to {1}", _TEXT_NODES),
     ("MISSING_PARENT", "error",
-     "FOR s IN sections FILTER LENGTH(FOR e IN edges FILTER e._to == s._id AND e.relation == \"HAS_CHILD\""
+     f"FOR s IN sections FILTER LENGTH(FOR e IN edges FILTER e._to == s._id AND e.relation == \"{HAS_CHILD}\""
      " LIMIT 1 RETURN 1) == 0 LIMIT 50 RETURN [s.id, NOT_NULL(s.parent_section_id, s.document_id)]",
      "section {0} has no HAS_CHILD edge from {1}", ()),
     ("ENTITY_COUNT_MISMATCH", "error",
@@ -45,13 +46,13 @@ _CHECKS: list[tuple[str, str, str, str, tuple[str, ...]]] = [
      "entity {0} says {1} mentions, MENTIONS has {2}", ()),
     ("MENTIONS_MISMATCH", "error",
      "FOR n IN node_entities FILTER LENGTH(FOR e IN edges FILTER e._from == n.node_id"
-     " AND e._to == CONCAT(\"entities/\", n.slug) AND e.relation == \"MENTIONS\" LIMIT 1 RETURN 1) == 0"
+     f" AND e._to == CONCAT(\"{ENTITIES}/\", n.slug) AND e.relation == \"{MENTIONS}\" LIMIT 1 RETURN 1) == 0"
      " LIMIT 50 RETURN [n.node_id, n.slug]",
      "{0} lists entity {1} without a MENTIONS edge", ()),
     ("RELATED_TO_MISMATCH", "error",
      "FOR c IN cooccur COLLECT a = c.a, b = c.b AGGREGATE total = SUM(c.n)"
-     " LET stored = FIRST(FOR e IN edges FILTER e._from == CONCAT(\"entities/\", a)"
-     " AND e._to == CONCAT(\"entities/\", b) AND e.relation == \"RELATED_TO\" RETURN e.attrs.count)"
+     f" LET stored = FIRST(FOR e IN edges FILTER e._from == CONCAT(\"{ENTITIES}/\", a)"
+     f" AND e._to == CONCAT(\"{ENTITIES}/\", b) AND e.relation == \"{RELATED_TO}\" RETURN e.attrs.count)"
      " FILTER total != NOT_NULL(stored, 0) LIMIT 50 RETURN [a, b, total]",
      "RELATED_TO {0} -> {1} should count {2}", ()),
     ("ENTITY_SLUGS_MISMATCH", "error",

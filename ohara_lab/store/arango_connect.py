@@ -12,7 +12,6 @@ Credentials missing from the URL come from `ARANGO_USER` / `ARANGO_PASSWORD`
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import unquote
@@ -22,6 +21,7 @@ from arango.database import StandardDatabase
 from arango.exceptions import ArangoError, ArangoServerError
 
 from ..errors import StoreError
+from ..settings import environ
 
 DEFAULT_DATABASE = "ohara"
 DEFAULT_PORT = 8529
@@ -49,7 +49,7 @@ class ArangoTarget:
 
 def parse_url(url: str, env: Mapping[str, str] | None = None) -> ArangoTarget:
     """Parse an atlas URL into an `ArangoTarget` (see the module docstring for the forms)."""
-    env = os.environ if env is None else env
+    env = environ() if env is None else env
     scheme, sep, rest = url.strip().partition("://")
     if not sep or scheme.lower() not in _SCHEMES:
         raise StoreError(f"not an ArangoDB URL: {url!r} (use arangodb://, http:// or https://)")

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..records import Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
+from ..ids import entity_id
+from ..records import MENTIONS, Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
 from . import common
 from .arango_aql import bump, chunks, first, hashed_key, key_of, next_seq, record, rows
 from .arango_aql import rows as aql  # where a parameter is called `rows`
@@ -220,12 +221,12 @@ class CurationSteps(CurationQueries):
                     for nid, doc, slug, kind in common.node_mention_rows(nodes)]
         for chunk in chunks(mentions):
             rows(self.db, "FOR d IN @docs INSERT d INTO node_entities", {"docs": chunk})
-        rows(self.db, """
+        rows(self.db, f"""
             FOR i IN @ids
-              FOR e IN edges FILTER e._from == i AND e.relation == "MENTIONS"
+              FOR e IN edges FILTER e._from == i AND e.relation == "{MENTIONS}"
               REMOVE e IN edges""", {"ids": ids})
         base = next_seq(sum(len(n.slugs) for n in nodes) or 1)
-        edges: list[dict[str, Any]] = [{"_from": n.node_id, "_to": "entities/" + s, "relation": "MENTIONS", "type": "MENTIONS",
+        edges: list[dict[str, Any]] = [{"_from": n.node_id, "_to": entity_id(s), "relation": MENTIONS, "type": MENTIONS,
                   "document_id": n.document_id, "attrs": n.mention}
                  for n in nodes for s in dict.fromkeys(n.slugs)]
         for i, e in enumerate(edges):
@@ -290,9 +291,9 @@ class ArangoCurationMixin(CurationQueries):
             keys = [key_of(i) for i in sorted(ids) if i.startswith(coll + "/")]
             if not keys:
                 continue
-            for nid, doc, slugs_, types, attrs in rows(self.db, """
+            for nid, doc, slugs_, types, attrs in rows(self.db, f"""
                     FOR n IN @@coll FILTER n._key IN @keys
-                      LET m = FIRST(FOR e IN edges FILTER e._from == n.id AND e.relation == "MENTIONS" LIMIT 1
+                      LET m = FIRST(FOR e IN edges FILTER e._from == n.id AND e.relation == "{MENTIONS}" LIMIT 1
                                     RETURN e.attrs)
                       RETURN [n.id, n.document_id, n.entity_slugs, n.entity_types, m]""", {"@coll": coll, "keys": keys}):
                 out.append(NodeEntities(nid, doc, list(slugs_ or []), list(types or []), dict(attrs or {})))

@@ -11,7 +11,8 @@ import math
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from ..ids import split_id
+from ..ids import DOCUMENTS, ENTITIES, SECTIONS, in_collection, split_id
+from ..records import HAS_CHILD, RELATED_TO, SIMILAR_TO, SYNONYM_OF
 from .arango_aql import record, rows
 from .protocol import STRUCTURAL_RELATIONS, DocLink, EntityHit, Neighbour, PassageEntityGraph, TagHit, TextHit
 
@@ -85,11 +86,11 @@ class ArangoSearchMixin:
         """Paragraphs/tables scored `Σ tag weights / norm + type_weight·|types ∩ entity types| / |types|`."""
         if not tag_weights:
             return []
-        found = rows(self.db, """
+        found = rows(self.db, f"""
             LET w = @weights
             LET types = @types
             FOR t IN node_tags
-              FILTER t.tag IN @tags AND !STARTS_WITH(t.node_id, "sections/")
+              FILTER t.tag IN @tags AND !STARTS_WITH(t.node_id, "{SECTIONS}/")
               COLLECT node = t.node_id, doc = t.document_id INTO matched = t.tag
               LET s = SUM(FOR tag IN matched RETURN w[tag]) / @norm
               LET ty = LENGTH(types) == 0 ? 0 : @tw * LENGTH(UNIQUE(
@@ -97,7 +98,7 @@ class ArangoSearchMixin:
               LET score = s + ty
               SORT score DESC, node
               LIMIT @limit
-              RETURN {id: node, document_id: doc, score: score, matched: matched}""",
+              RETURN {{id: node, document_id: doc, score: score, matched: matched}}""",
             {"weights": dict(tag_weights), "tags": list(tag_weights), "types": list(types), "norm": norm,
              "tw": type_weight, "limit": limit})
         return [TagHit(r["id"], r["document_id"], float(r["score"]), list(r["matched"])) for r in found]
@@ -144,7 +145,7 @@ class ArangoSearchMixin:
         """
         if not seeds or depth < 1:
             return []
-        gate = ('(e.relation == "SIMILAR_TO" AND ((e.attrs.weight != null AND TO_NUMBER(e.attrs.weight) > @min)'
+        gate = (f'(e.relation == "{SIMILAR_TO}" AND ((e.attrs.weight != null AND TO_NUMBER(e.attrs.weight) > @min)'
                 ' OR LENGTH(INTERSECTION(TO_ARRAY(e.attrs.tags), @tags)) > 0))')
         found = rows(self.db, f"""
             {_WITH}
@@ -152,7 +153,7 @@ class ArangoSearchMixin:
               FOR v, e, p IN 1..@depth ANY seed edges
                 PRUNE e != null AND NOT {gate}
                 OPTIONS {{uniqueVertices: "path"}}
-                FILTER p.edges[*].relation ALL == "SIMILAR_TO"
+                FILTER p.edges[*].relation ALL == "{SIMILAR_TO}"
                 FILTER {gate}
                 RETURN {{seed: seed, node: v._id, hops: LENGTH(p.edges), weights: p.edges[*].attrs.weight,
                          verb: e.attrs.verb, summary: e.attrs.summary}}""",
@@ -200,19 +201,19 @@ class ArangoSearchMixin:
         away) and never returned. A hop is outbound over `relations`, or inbound
         over HAS_CHILD to a parent when `include_parents`.
         """
-        starts = [s for s in starts if not s.startswith("documents/")]
+        starts = [s for s in starts if not in_collection(s, DOCUMENTS)]
         if not starts or depth < 1:
             return []
         step = ('((e._to == v._id AND e.relation IN @rels)'
-                ' OR (@parents AND e._from == v._id AND e.relation == "HAS_CHILD"))')
+                f' OR (@parents AND e._from == v._id AND e.relation == "{HAS_CHILD}"))')
         found = rows(self.db, f"""
             {_WITH}
             FOR start IN @starts
               FOR v, e, p IN 1..@depth ANY start edges
-                PRUNE e != null AND (NOT {step} OR STARTS_WITH(v._id, "documents/"))
+                PRUNE e != null AND (NOT {step} OR STARTS_WITH(v._id, "{DOCUMENTS}/"))
                 OPTIONS {{uniqueVertices: "path"}}
                 FILTER {step}
-                FILTER !STARTS_WITH(v._id, "documents/") AND !STARTS_WITH(v._id, "entities/")
+                FILTER !STARTS_WITH(v._id, "{DOCUMENTS}/") AND !STARTS_WITH(v._id, "{ENTITIES}/")
                 RETURN {{start: start, id: v._id, hops: LENGTH(p.edges),
                          rel: e._to == v._id ? e.relation : "PARENT"}}""",
             {"starts": starts, "depth": depth, "rels": list(relations), "parents": include_parents})
@@ -234,8 +235,8 @@ class ArangoSearchMixin:
                 {"rel": relation, "attr": attr})
             return sorted((a, b, float(w or 0.0)) for a, b, w in found)
 
-        return PassageEntityGraph(sorted((a, b) for a, b, _ in mentions), pairs("RELATED_TO", "count"),
-                                  pairs("SYNONYM_OF", "weight"), {a: d for a, _, d in mentions})
+        return PassageEntityGraph(sorted((a, b) for a, b, _ in mentions), pairs(RELATED_TO, "count"),
+                                  pairs(SYNONYM_OF, "weight"), {a: d for a, _, d in mentions})
 
     def sections_of(self, document_ids: Sequence[str]) -> list[dict[str, Any]]:
         """Section rows of some documents in reading order (for TOC guidance)."""

@@ -20,7 +20,22 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import StoreError
-from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, EntityChange, EntityOp, NodeEntities, Problem
+from ..records import (
+    ADJACENT_TO,
+    BELONGS_TO,
+    HAS_CHILD,
+    NEXT_PARA,
+    NEXT_SIBLING,
+    CrawlPage,
+    Document,
+    DocumentGraph,
+    Edge,
+    Entity,
+    EntityChange,
+    EntityOp,
+    NodeEntities,
+    Problem,
+)
 
 
 @dataclass
@@ -48,7 +63,7 @@ class LinkContext(Protocol):
 Linker = Callable[[DocumentGraph, LinkContext], list[Edge]]
 
 
-STRUCTURAL_RELATIONS = ("HAS_CHILD", "NEXT_SIBLING", "BELONGS_TO", "NEXT_PARA", "ADJACENT_TO")
+STRUCTURAL_RELATIONS = (HAS_CHILD, NEXT_SIBLING, BELONGS_TO, NEXT_PARA, ADJACENT_TO)
 
 # Curation routes: (node id or "", from slug) -> (to slug or None, the step that made the route).
 Routes = dict[tuple[str, str], tuple[str | None, int]]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from ..records import Problem
+from ..ids import ENTITIES
+from ..records import BELONGS_TO, HAS_CHILD, MENTIONS, RELATED_TO, Problem
 
 _NODE_UNION = ("SELECT id FROM documents UNION ALL SELECT id FROM sections UNION ALL SELECT id FROM paragraphs"
                " UNION ALL SELECT id FROM tables UNION ALL SELECT id FROM entities")
@@ -27,13 +28,13 @@ _CHECKS: list[tuple[str, str, str, str]] = [
      "{0} belongs to missing document {1}"),
     ("MISSING_BELONGS_TO", "error",
      "SELECT id, document_id FROM paragraphs p WHERE NOT EXISTS (SELECT 1 FROM edges e WHERE e.from_id = p.id"
-     " AND e.to_id = p.document_id AND e.relation = 'BELONGS_TO')"
+     f" AND e.to_id = p.document_id AND e.relation = '{BELONGS_TO}')"
      " UNION ALL SELECT id, document_id FROM tables t WHERE NOT EXISTS (SELECT 1 FROM edges e WHERE e.from_id = t.id"
-     " AND e.to_id = t.document_id AND e.relation = 'BELONGS_TO') LIMIT 50",
+     f" AND e.to_id = t.document_id AND e.relation = '{BELONGS_TO}') LIMIT 50",
      "{0} has no BELONGS_TO edge to {1}"),
     ("MISSING_PARENT", "error",
      "SELECT id, COALESCE(parent_section_id, document_id) FROM sections s WHERE NOT EXISTS (SELECT 1 FROM edges e"
-     " WHERE e.to_id = s.id AND e.relation = 'HAS_CHILD') LIMIT 50",
+     f" WHERE e.to_id = s.id AND e.relation = '{HAS_CHILD}') LIMIT 50",
      "section {0} has no HAS_CHILD edge from {1}"),
     ("FTS_MISSING", "error",
      "SELECT id FROM (SELECT id FROM sections UNION ALL SELECT id FROM paragraphs UNION ALL SELECT id FROM tables)"
@@ -55,11 +56,11 @@ _CHECKS: list[tuple[str, str, str, str]] = [
      "entity {0} says {1} mentions, MENTIONS has {2}"),
     ("MENTIONS_MISMATCH", "error",
      "SELECT n.node_id, n.slug FROM node_entities n WHERE NOT EXISTS (SELECT 1 FROM edges e WHERE e.from_id = n.node_id"
-     " AND e.to_id = 'entities/' || n.slug AND e.relation = 'MENTIONS') LIMIT 50",
+     f" AND e.to_id = '{ENTITIES}/' || n.slug AND e.relation = '{MENTIONS}') LIMIT 50",
      "{0} lists entity {1} without a MENTIONS edge"),
     ("RELATED_TO_MISMATCH", "error",
      "SELECT a, b, SUM(n) AS total FROM cooccur GROUP BY a, b HAVING total != COALESCE((SELECT json_extract(attrs, '$.count')"
-     " FROM edges WHERE from_id = 'entities/' || a AND to_id = 'entities/' || b AND relation = 'RELATED_TO'), 0) LIMIT 50",
+     f" FROM edges WHERE from_id = '{ENTITIES}/' || a AND to_id = '{ENTITIES}/' || b AND relation = '{RELATED_TO}'), 0) LIMIT 50",
      "RELATED_TO {0} -> {1} should count {2}"),
     ("ENTITY_SLUGS_MISMATCH", "error",
      "SELECT p.id, j.value, 'lists' FROM paragraphs p, json_each(p.data, '$.entity_slugs') j WHERE NOT EXISTS"

@@ -14,7 +14,8 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..records import Document, Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
+from ..ids import entity_id
+from ..records import MENTIONS, Document, Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
 from . import common
 
 TEXT_NODE_TABLES = ("paragraphs", "tables")
@@ -83,7 +84,7 @@ class SqliteCurationMixin:
         return sorted(out, key=lambda n: n.node_id)
 
     def _mention_attrs(self, node_id: str) -> dict[str, Any]:
-        row = self.conn.execute("SELECT attrs FROM edges WHERE from_id=? AND relation='MENTIONS' LIMIT 1",
+        row = self.conn.execute(f"SELECT attrs FROM edges WHERE from_id=? AND relation='{MENTIONS}' LIMIT 1",
                                 (node_id,)).fetchone()
         return json.loads(row[0]) if row else {}
 
@@ -302,10 +303,10 @@ class SqliteCurationMixin:
         self.conn.execute("DELETE FROM node_entities WHERE node_id=?", (node.node_id,))
         self.conn.executemany("INSERT INTO node_entities(node_id, document_id, slug, type) VALUES (?,?,?,?)",
                               common.node_mention_rows([node]))
-        self.conn.execute("DELETE FROM edges WHERE from_id=? AND relation='MENTIONS'", (node.node_id,))
+        self.conn.execute(f"DELETE FROM edges WHERE from_id=? AND relation='{MENTIONS}'", (node.node_id,))
         self.conn.executemany(
-            "INSERT INTO edges(from_id, to_id, relation, document_id, attrs) VALUES (?,?,'MENTIONS',?,?)",
-            [(node.node_id, "entities/" + s, node.document_id, _dumps(node.mention)) for s in dict.fromkeys(node.slugs)])
+            f"INSERT INTO edges(from_id, to_id, relation, document_id, attrs) VALUES (?,?,'{MENTIONS}',?,?)",
+            [(node.node_id, entity_id(s), node.document_id, _dumps(node.mention)) for s in dict.fromkeys(node.slugs)])
         return old | set(node.slugs)
 
     def _recount_documents(self, doc_ids: Iterable[str]) -> None:

@@ -11,6 +11,8 @@ import sqlite3
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
+from ..ids import DOCUMENTS, ENTITIES, SECTIONS
+from ..records import HAS_CHILD, RELATED_TO, SIMILAR_TO, SYNONYM_OF
 from .protocol import STRUCTURAL_RELATIONS, DocLink, EntityHit, Neighbour, PassageEntityGraph, TagHit, TextHit
 
 # FTS5 BM25 parameters match ArangoSearch's defaults used by the original (k1 1.2, b 0.75).
@@ -135,7 +137,7 @@ class SqliteSearchMixin:
                          f" AND e.type IN ({','.join('?' * len(types))})) / {float(len(types))}")
         sql = (f"WITH w(tag, weight) AS (VALUES {values}),"
                f" t AS (SELECT n.node_id, n.document_id, SUM(w.weight) AS s, group_concat(n.tag, '|') AS tags"
-               f" FROM node_tags n JOIN w ON w.tag = n.tag WHERE n.node_id NOT LIKE 'sections/%' GROUP BY n.node_id)"
+               f" FROM node_tags n JOIN w ON w.tag = n.tag WHERE n.node_id NOT LIKE '{SECTIONS}/%' GROUP BY n.node_id)"
                # rounded: float sums must not reorder ties between runs
                f" SELECT node_id, document_id, ROUND(s / ? + {type_term}, 9) AS score, tags FROM t"
                f" ORDER BY score DESC, node_id LIMIT ?")
@@ -239,7 +241,7 @@ class SqliteSearchMixin:
         # The node list drives the join (CROSS JOIN keeps it outermost), one index seek per node.
         arm = (f"SELECT e.{{src}}, e.{{dst}}, {weight}, json_extract(e.attrs, '$.verb'),"
                " json_extract(e.attrs, '$.summary') FROM json_each(?) f CROSS JOIN edges e"
-               " ON e.{src} = json_extract(f.value, '$[0]') AND {rel} = 'SIMILAR_TO'"
+               f" ON e.{{src}} = json_extract(f.value, '$[0]') AND {{rel}} = '{SIMILAR_TO}'"
                f" WHERE ({gate})")
         out_rel, in_rel = self._similar_relation_terms()
         sql = (arm.format(src="from_id", dst="to_id", rel=out_rel) + " UNION ALL "
@@ -299,8 +301,8 @@ class SqliteSearchMixin:
         rel_marks = ",".join("?" * len(relations))
         # Two recursive arms (SQLite >= 3.34) so each hop is an indexed edge lookup.
         parents = ("UNION ALL SELECT walk.start, e.from_id, walk.hops + 1, 'PARENT', walk.path || e.from_id || '|'"
-                   " FROM walk JOIN edges e ON e.to_id = walk.node AND e.relation = 'HAS_CHILD'"
-                   " WHERE walk.hops < ? AND walk.node NOT LIKE 'documents/%'"
+                   f" FROM walk JOIN edges e ON e.to_id = walk.node AND e.relation = '{HAS_CHILD}'"
+                   f" WHERE walk.hops < ? AND walk.node NOT LIKE '{DOCUMENTS}/%'"
                    " AND instr(walk.path, '|' || e.from_id || '|') = 0") if include_parents else ""
         sql = f"""
         WITH RECURSIVE walk(start, node, hops, rel, path) AS (
@@ -308,11 +310,11 @@ class SqliteSearchMixin:
             UNION ALL
             SELECT walk.start, e.to_id, walk.hops + 1, e.relation, walk.path || e.to_id || '|'
             FROM walk JOIN edges e ON e.from_id = walk.node AND e.relation IN ({rel_marks})
-            WHERE walk.hops < ? AND walk.node NOT LIKE 'documents/%' AND instr(walk.path, '|' || e.to_id || '|') = 0
+            WHERE walk.hops < ? AND walk.node NOT LIKE '{DOCUMENTS}/%' AND instr(walk.path, '|' || e.to_id || '|') = 0
             {parents}
         )
-        SELECT start, node, MIN(hops), rel FROM walk WHERE hops > 0 AND node NOT LIKE 'documents/%'
-        AND node NOT LIKE 'entities/%' GROUP BY start, node ORDER BY start, MIN(hops), node"""
+        SELECT start, node, MIN(hops), rel FROM walk WHERE hops > 0 AND node NOT LIKE '{DOCUMENTS}/%'
+        AND node NOT LIKE '{ENTITIES}/%' GROUP BY start, node ORDER BY start, MIN(hops), node"""
         params: list[Any] = [json.dumps(list(starts)), *relations, depth]
         if include_parents:
             params.append(depth)
@@ -332,7 +334,7 @@ class SqliteSearchMixin:
                            " FROM edges WHERE relation = ? ORDER BY from_id, to_id", (relation,))
             return [(r[0], r[1], float(r[2] or 0.0)) for r in rows]
 
-        return PassageEntityGraph(mentions, pairs("RELATED_TO", "count"), pairs("SYNONYM_OF", "weight"),
+        return PassageEntityGraph(mentions, pairs(RELATED_TO, "count"), pairs(SYNONYM_OF, "weight"),
                                   {r[0]: r[2] for r in rows})
 
     def sections_of(self, document_ids: Sequence[str]) -> list[dict[str, Any]]:

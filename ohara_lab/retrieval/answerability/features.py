@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ...answer_type import expected_types, in_question, typed_spans
+from ...ids import DOCUMENTS, in_collection
 from ...store.protocol import GraphStore
 from ...text import QUERY_STOPWORDS, sentences, tokenize
 from ..hits import Fused
@@ -257,7 +258,7 @@ LEXICAL_FEATURES = tuple(f for f in KNOWN_FEATURES if f not in DENSE_FEATURES)
 
 def evidence(state: QueryState, fused: list[Fused], store: GraphStore) -> Evidence:
     """The top passages with their entities, titles and typed spans, and the passages of the entities they link to."""
-    top = [f.id for f in fused if not f.id.startswith("documents/")][:EVIDENCE]
+    top = [f.id for f in fused if not in_collection(f.id, DOCUMENTS)][:EVIDENCE]
     found = store.get_nodes(top)
     nodes = [found[i] for i in top if i in found]
     texts = [str(n.get("content") or n.get("title") or "") for n in nodes]

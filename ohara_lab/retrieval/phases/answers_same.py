@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from ...ids import PARAGRAPHS, in_collection
 from ...settings import Settings
 from ...store.protocol import GraphStore
 from ..hits import Hit
@@ -19,7 +20,7 @@ SCORE = 0.7
 
 
 def answers_same(state: QueryState, store: GraphStore, settings: Settings) -> list[Hit]:
-    seeds = [h.id for h in state.hits.get("bm25", [])[:SEED_COUNT] if h.id.startswith("paragraphs/")]
+    seeds = [h.id for h in state.hits.get("bm25", [])[:SEED_COUNT] if in_collection(h.id, PARAGRAPHS)]
     rows = store.answers_same(seeds) if seeds else []
     if not rows:
         state.skipped["answers_same"] = ("no ANSWERS_SAME edges from the top BM25 paragraphs (they are made at "

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import math
 
+from ...ids import DOCUMENTS, PARAGRAPHS, SECTIONS, TABLES, in_collection
+from ...records import HAS_CHILD
 from ...settings import Settings
 from ...store.protocol import GraphStore
 from ...text import tokenize
@@ -38,16 +40,16 @@ def bridge_entities(state: QueryState, store: GraphStore, settings: Settings) ->
     """(slug, weight, passage it came from) of the best bridge entities, strongest first."""
     first = fuse(state.hits, phase_weights(settings, state.query.mode), normalisation(settings),
                  settings.fusion, settings.rrf_k)
-    top = [f for f in first if not f.id.startswith("documents/")][: settings.bridge_passages]
+    top = [f for f in first if not in_collection(f.id, DOCUMENTS)][: settings.bridge_passages]
     if not top:
         return []
-    leads = lead_passages([f.id for f in top if f.id.startswith("sections/")], store)
+    leads = lead_passages([f.id for f in top if in_collection(f.id, SECTIONS)], store)
     scores: dict[str, float] = {}
     for f, n in zip(top, max_norm([f.score for f in top])):
         pid = leads.get(f.id, f.id)  # a hit on a section's title stands for the section's lead passage
         scores[pid] = max(scores.get(pid, 0.0), n)
     norm = scores
-    passages = [pid for pid in scores if not pid.startswith("sections/")]
+    passages = [pid for pid in scores if not in_collection(pid, SECTIONS)]
     nodes = store.get_nodes(passages)
     named = set(state.query.hint_slugs)
     query_words = set(tokenize(state.query.raw))
@@ -69,8 +71,8 @@ def bridge_entities(state: QueryState, store: GraphStore, settings: Settings) ->
 def lead_passages(section_ids: list[str], store: GraphStore) -> dict[str, str]:
     """section id -> its first child paragraph or table (in reading order), for the sections that have one."""
     out: dict[str, str] = {}
-    for n in store.structural_neighbours(section_ids, 1, ("HAS_CHILD",), include_parents=False):
-        if n.start not in out and n.id.startswith(("paragraphs/", "tables/")):
+    for n in store.structural_neighbours(section_ids, 1, (HAS_CHILD,), include_parents=False):
+        if n.start not in out and in_collection(n.id, PARAGRAPHS, TABLES):
             out[n.start] = n.id
     return out
 

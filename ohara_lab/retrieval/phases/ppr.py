@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ...ids import SECTIONS, in_collection
 from ...settings import Settings
 from ...store.protocol import GraphStore
 from ..graph import PassageGraph
@@ -36,7 +37,7 @@ SHOWN_SEEDS = 5
 
 def first_pass(state: QueryState, settings: Settings) -> tuple[dict[str, float], str]:
     """Candidate passages with their first-pass scores, and which signal they come from."""
-    bm25 = [h for h in state.hits.get("bm25", []) if not h.id.startswith("sections/")]
+    bm25 = [h for h in state.hits.get("bm25", []) if not in_collection(h.id, SECTIONS)]
     lexical = {h.id: h.score for h in bm25[: settings.ppr_candidates]}
     if not state.dense:
         return lexical, "bm25"
