@@ -244,10 +244,24 @@ def atlas_any(sources: list[tuple[str, ast.Module]]) -> list[str]:
     return hits
 
 
-def _tuple_constant(tree: ast.Module, name: str) -> tuple[str, ...]:
+def _string_constants(tree: ast.Module) -> dict[str, str]:
+    """Module-level `NAME = "..."` / `NAME: Final = "..."` assignments (records' relation constants)."""
+    found = {}
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-            return tuple(ast.literal_eval(node.value))
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
+        value = getattr(node, "value", None)
+        if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and isinstance(value.value, str):
+            found[target.id] = value.value
+    return found
+
+
+def _tuple_constant(tree: ast.Module, name: str) -> tuple[str, ...]:
+    """A module-level tuple of strings, its items literals or names of string constants."""
+    names = _string_constants(tree)
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets) and isinstance(node.value, ast.Tuple):  # type: ignore[union-attr]
+            return tuple(names[e.id] if isinstance(e, ast.Name) else ast.literal_eval(e) for e in node.value.elts)  # type: ignore[union-attr]
     raise LookupError(name)
 
 
