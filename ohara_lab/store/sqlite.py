@@ -33,7 +33,7 @@ from ..errors import DiskFullError, StoreError
 from ..ids import split_id
 from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, Problem, utc_now
 from . import common
-from .protocol import DuplicateDocument, Linker, Overlap
+from .protocol import DuplicateDocument, KnownState, Overlap, Routes, WriteRows, WriteSet
 from .sqlite_check import run_checks
 from .sqlite_curation import SqliteCurationMixin
 from .sqlite_search import SqliteSearchMixin
@@ -290,38 +290,30 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         return json.loads(rows[0][0]) if rows else default
 
     # ------------------------------------------------------------------ write side
-    def write_document(self, graph: DocumentGraph, *, replaces: Iterable[str] = (),
-                       linker: Linker | None = None) -> None:
-        replaces = [r for r in replaces if r]
-        slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
-        keys = {e.slug: e.norm_key for e in graph.entities}
+    def write(self, writeset: WriteSet) -> None:
+        graph, replaces = writeset.graph, writeset.replaces
         with self.transaction() as c:
-            # Records as the atlas stands before a replaced document takes entities along with it.
-            prior = self._slugs_by_key(set(keys.values()))
-            known = self._entity_records(common.records_wanted(
-                self._candidate_routes(slugs, set(keys.values())), keys, prior, bool(replaces)))
+            state = self._known_state(writeset)
             old_links = self._links_of(graph.document.id) if graph.document.id in replaces else []
             for doc_id in replaces:
                 self._delete(doc_id)
             if c.execute("SELECT 1 FROM documents WHERE id=? OR file_hash=?",
                          (graph.document.id, graph.document.file_hash)).fetchone():
                 raise DuplicateDocument(graph.document.id)
-            routed = common.curate_incoming(graph, self, known, prior)
-            if replaces:
-                common.keep_records(graph, known, self._entity_records(set(known)))
-            common.refresh_rollup(graph.document, [n.entity_slugs for n in [*graph.paragraphs, *graph.tables]])
+            routed = writeset.curate(_EntityReads(self), state)
+            rows = writeset.rows()
             self._insert_nodes(graph)
             self._upsert_entities(graph.entities, self._entity_rows([e.slug for e in graph.entities]))
             self._insert_edges(graph.edges, graph.document.id)
-            self._insert_side_tables(graph)
-            self._link_questions(graph)
-            pairs = self._insert_cooccurrence(graph)
-            self._refresh_related(pairs)
+            self._insert_side_tables(graph, rows)
+            self._link_questions(writeset, rows)
+            self._insert_cooccurrence(graph.document.id, rows)
+            self._refresh_related(rows.cooccurrence)
             self._refresh_entities({e.slug for e in graph.entities})
             touched = {graph.document.id}
             links: list[Edge] = []
-            if linker is not None:
-                links = linker(graph, _LinkView(self, graph.document.id))
+            if writeset.linker is not None:
+                links = writeset.linker(graph, _LinkView(self, graph.document.id))
                 self._insert_edges(links, None)
                 touched |= {e.to_id for e in links} | {e.from_id for e in links}
             self._refresh_indegree(touched)
@@ -331,6 +323,13 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             if routed and graph.document.id in replaces:
                 self._record_links(set(routed), graph.document.id, old_links, links)
             self._bump_graph()
+
+    def _known_state(self, writeset: WriteSet) -> KnownState:
+        """The records a write reads before the documents it replaces take entities along with them."""
+        keys = set(writeset.norm_keys().values())
+        prior = self._slugs_by_key(keys)
+        known = self._entity_records(writeset.records_wanted(self._candidate_routes(writeset.slugs(), keys), prior))
+        return KnownState(prior, known)
 
     def _entity_rows(self, slugs: list[str]) -> dict[str, str]:
         """slug -> stored JSON of those entities already in the atlas (one query per 500 slugs)."""
@@ -399,37 +398,33 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             " ON CONFLICT(from_id, to_id, relation) DO UPDATE SET attrs=excluded.attrs",
             [(e.from_id, e.to_id, e.relation, owner, _dumps(e.attrs)) for e in edges])
 
-    def _insert_side_tables(self, g: DocumentGraph) -> None:
+    def _insert_side_tables(self, g: DocumentGraph, rows: WriteRows) -> None:
         doc = g.document.id
         self.conn.executemany("INSERT OR IGNORE INTO node_tags(node_id, document_id, tag) VALUES (?,?,?)",
-                              [(nid, doc, tag) for nid, tag in common.tag_rows(g)])
+                              [(nid, doc, tag) for nid, tag in rows.tags])
         self.conn.executemany("INSERT OR IGNORE INTO node_entities(node_id, document_id, slug, type) VALUES (?,?,?,?)",
-                              [(nid, doc, slug, kind) for nid, slug, kind in common.mention_rows(g)])
-        rows = [(s.title, s.id, "sections", doc) for s in g.sections]
-        rows += [(p.content, p.id, "paragraphs", doc) for p in g.paragraphs]
-        rows += [(t.markdown_representation, t.id, "tables", doc) for t in g.tables]
-        self.conn.executemany("INSERT INTO fts(text, node_id, collection, document_id) VALUES (?,?,?,?)", rows)
+                              [(nid, doc, slug, kind) for nid, slug, kind in rows.mentions])
+        fts = [(s.title, s.id, "sections", doc) for s in g.sections]
+        fts += [(p.content, p.id, "paragraphs", doc) for p in g.paragraphs]
+        fts += [(t.markdown_representation, t.id, "tables", doc) for t in g.tables]
+        self.conn.executemany("INSERT INTO fts(text, node_id, collection, document_id) VALUES (?,?,?,?)", fts)
 
-    def _link_questions(self, g: DocumentGraph) -> None:
-        """Store the document's questions; ANSWERS_SAME both ways with every paragraph sharing one."""
-        doc = g.document.id
-        rows = common.question_rows(g)
-        if not rows:
+    def _link_questions(self, writeset: WriteSet, rows: WriteRows) -> None:
+        """Store the document's questions; the WriteSet's ANSWERS_SAME edges with every paragraph sharing one."""
+        doc = writeset.graph.document.id
+        if not rows.questions:
             return
         self.conn.executemany("INSERT OR IGNORE INTO node_questions(node_id, document_id, norm, question)"
-                              " VALUES (?,?,?,?)", [(nid, doc, norm, text) for nid, norm, text in rows])
+                              " VALUES (?,?,?,?)", [(nid, doc, norm, text) for nid, norm, text in rows.questions])
         pairs = self.conn.execute(
             "SELECT a.node_id, b.node_id, a.norm, a.question, b.question FROM node_questions a"
             " JOIN node_questions b ON b.norm = a.norm AND b.node_id != a.node_id"
             " WHERE a.document_id = ? ORDER BY a.norm, a.node_id, b.node_id", (doc,)).fetchall()
-        both = [(a, b, norm, qa) for a, b, norm, qa, _ in pairs] + [(b, a, norm, qb) for a, b, norm, _, qb in pairs]
-        self._insert_edges(common.answers_same_edges(both), doc)
+        self._insert_edges(writeset.answers_same([tuple(p) for p in pairs]), doc)
 
-    def _insert_cooccurrence(self, g: DocumentGraph) -> set[tuple[str, str]]:
-        pairs = common.cooccurrence(g)
+    def _insert_cooccurrence(self, doc_id: str, rows: WriteRows) -> None:
         self.conn.executemany("INSERT INTO cooccur(document_id, a, b, n) VALUES (?,?,?,?)",
-                              [(g.document.id, a, b, n) for (a, b), n in pairs.items()])
-        return set(pairs)
+                              [(doc_id, a, b, n) for (a, b), n in rows.cooccurrence.items()])
 
     def _refresh_related(self, pairs: Iterable[tuple[str, str]]) -> None:
         """RELATED_TO a->b carries the atlas-wide co-occurrence count; zero-count edges go."""
@@ -824,6 +819,25 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         with self.snapshot() as c:
             problems = run_checks(c)
         return problems + self._vectors.check(self.vector_models(), self.get_meta("vectors_version", 0))
+
+
+class _EntityReads:
+    """The reads curating incoming entities makes inside the write transaction (`EntityReads`)."""
+
+    def __init__(self, store: SqliteStore):
+        self.store = store
+
+    def entity_mapping(self, entities: list[Entity]) -> dict[str, str]:
+        return self.store.entity_mapping(entities)
+
+    def routed_slugs(self, slugs: set[str]) -> set[str]:
+        return self.store.routed_slugs(slugs)
+
+    def routes_for(self, slugs: set[str], keys: dict[str, str]) -> Routes:
+        return self.store.routes_for(slugs, keys)
+
+    def entity_records(self, slugs: set[str]) -> dict[str, Entity]:
+        return self.store._entity_records(slugs)
 
 
 class _LinkView:
