@@ -17,6 +17,7 @@ import json
 import re
 import sqlite3
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -69,22 +70,28 @@ def dump_table(conn: sqlite3.Connection, table: str) -> list[str]:
     )
 
 
-def dump(path: str | Path) -> dict[str, list[str]]:
-    """Every table of the atlas at `path` (an atlas directory or its `atlas.db`) as JSON lines."""
+def dump(path: str | Path, places: Mapping[str, str] | None = None) -> dict[str, list[str]]:
+    """Every table of the atlas at `path` (an atlas directory or its `atlas.db`) as JSON lines.
+
+    `places` maps folders the sources were read from to placeholders (an `origin_path` names the
+    checkout or machine the atlas was built on, which says nothing about the write)."""
     db = Path(path)
     if db.is_dir():
         db = db / "atlas.db"
     conn = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True)
     try:
-        return {t: dump_table(conn, t) for t in table_names(conn)}
+        tables = {t: dump_table(conn, t) for t in table_names(conn)}
     finally:
         conn.close()
+    for folder, token in sorted((places or {}).items(), key=lambda p: -len(p[0])):
+        tables = {t: [line.replace(folder, token) for line in lines] for t, lines in tables.items()}
+    return tables
 
 
-def digests(path: str | Path) -> dict[str, dict[str, Any]]:
-    """table -> {rows, sha256} of `dump(path)`."""
+def digests(path: str | Path, places: Mapping[str, str] | None = None) -> dict[str, dict[str, Any]]:
+    """table -> {rows, sha256} of `dump(path, places)`."""
     out = {}
-    for table, lines in dump(path).items():
+    for table, lines in dump(path, places).items():
         h = hashlib.sha256()
         for line in lines:
             h.update(line.encode("utf-8") + b"\n")

@@ -1,6 +1,6 @@
 """Atlases built from the shared corpora, and their per-table digests (`ohara_lab.store.dump`).
 
-`python -m tests.store.atlas_builds samples demo musique` rebuilds the committed "before"
+`python -m tests.store.atlas_builds samples-none demo-none musique-none samples demo` rebuilds the committed "before"
 digests in tests/store/data/atlas_digests.json (run it only on a commit whose atlases are
 the reference); the tests in test_atlas_digests.py rebuild each atlas and compare.
 """
@@ -50,22 +50,41 @@ def build_musique(directory: Path, embedder: str = "none") -> Path:
     return found
 
 
-# name -> (build(directory) -> atlas directory)
+# name -> build(directory) -> atlas directory. "-none": no vectors (the default suite); the others
+# store the installed embedder's vectors, compared byte for byte, so they run with that embedder only.
 CASES: dict[str, Any] = {
-    "samples": lambda d: build_files(d, SAMPLES, "auto"),
     "samples-none": lambda d: build_files(d, SAMPLES, "none"),
-    "demo": lambda d: build_files(d, corpus_dir(), "auto"),
+    "demo-none": lambda d: build_files(d, corpus_dir(), "none"),
     "musique-none": lambda d: build_musique(d, "none"),
+    "samples": lambda d: build_files(d, SAMPLES, "auto"),
+    "demo": lambda d: build_files(d, corpus_dir(), "auto"),
 }
+EMBEDDER_KEY = "_embedder"  # in the digests file: what `auto` resolved to when the vector cases were made
+
+
+def auto_embedder() -> str:
+    from ohara_lab.eval.build import resolve_embedder  # noqa: PLC0415
+
+    return resolve_embedder("auto")[0]
+
+
+def places() -> dict[str, str]:
+    """Source folders as placeholders: an origin_path names the checkout, not the write."""
+    out = {}
+    for folder, token in ((SAMPLES, "<samples>"), (Path(corpus_dir()), "<demo-corpus>")):
+        out[str(folder)] = out[str(Path(folder).resolve())] = token
+    return out
 
 
 def case_digests(name: str) -> dict[str, dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix=f"digest-{name}-") as tmp:
-        return digests(CASES[name](Path(tmp) / "atlas"))
+        return digests(CASES[name](Path(tmp) / "atlas"), places())
 
 
 def main(names: list[str]) -> int:
     known = json.loads(DIGESTS.read_text(encoding="utf-8")) if DIGESTS.exists() else {}
+    if any(not n.endswith("-none") for n in names):
+        known[EMBEDDER_KEY] = auto_embedder()
     for name in names:
         known[name] = case_digests(name)
         print(name, sum(t["rows"] for t in known[name].values()), "rows", file=sys.stderr)
