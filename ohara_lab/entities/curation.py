@@ -30,6 +30,7 @@ from ..ids import document_id, entity_id, norm_key, slugify
 from ..ids import node_id as make_id
 from ..records import MENTIONS, RELATED_TO, Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
 from ..store import common
+from .intake import routed
 from .rules import is_opaque
 
 if TYPE_CHECKING:
@@ -244,7 +245,7 @@ def undo(store: GraphStore, op_id: int | None = None, *, actor: str = "user") ->
     saved, extracted = _restored_nodes(store, op)
     routes = _routes(store, without=op.id)
     routes.update(_variant_routes(store, op, extracted))
-    lists = saved + [common.routed(n, routes)[0] for n in extracted]
+    lists = saved + [routed(n, routes)[0] for n in extracted]
     entities, remap = _restored_entities(store, op, {s: t for n in lists for s, t in zip(n.slugs, n.types)})
     lists = [_relabel(n, dict(remap)) for n in lists] if remap else lists
     remove, restore = _links_before(store.routed_links(op.id))

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from ..dates import first_day
-from ..records import Document, DocumentGraph, Edge
+from ..records import CONTRADICTS, PRECEDES, SIMILAR_TO, Document, DocumentGraph, Edge
 from ..store.common import jaccard as entity_jaccard
 from ..store.protocol import LinkContext, Linker, Overlap
 
@@ -119,12 +119,12 @@ def _attrs(facts: LinkFacts, graph: DocumentGraph) -> dict:
 
 
 def _edges(facts: LinkFacts, attrs: dict) -> list[Edge]:
-    edges = [Edge(facts.newer.id, facts.older.id, "SIMILAR_TO", attrs)]
+    edges = [Edge(facts.newer.id, facts.older.id, SIMILAR_TO, attrs)]
     if facts.relation == "supersedes" or attrs.get("contradiction_note"):
         note = attrs.get("contradiction_note") or attrs["summary"]
         source = "conceptual_conflict" if attrs.get("contradiction_note") else "temporal_supersession"
-        edges.append(Edge(facts.newer.id, facts.older.id, "CONTRADICTS", {"contradiction_note": note, "source": source}))
+        edges.append(Edge(facts.newer.id, facts.older.id, CONTRADICTS, {"contradiction_note": note, "source": source}))
     if facts.relation in ("extends", "supersedes"):
-        edges.append(Edge(facts.older.id, facts.newer.id, "PRECEDES",
-                          {"derived_from": "SIMILAR_TO", "reason": facts.relation}))
+        edges.append(Edge(facts.older.id, facts.newer.id, PRECEDES,
+                          {"derived_from": SIMILAR_TO, "reason": facts.relation}))
     return edges

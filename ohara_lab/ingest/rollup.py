@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from ..records import Document
 from ..store.common import frequency_order
@@ -13,14 +14,18 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 
 def rollup(document: Document, structure: Structure) -> None:
-    """Frequency-ordered tags (index 0 = dominant) and entities, entity count, description."""
+    """Frequency-ordered tags (index 0 = dominant) and the description; the entity rollup waits for
+    the write, where the document's mentions have met the atlas (`rollup_entities`, once)."""
     nodes = [*structure.paragraphs, *structure.tables]
-    # Tags and entities order alike; the store re-derives the entity list after curation.
     document.sumo_tags = frequency_order(node.sumo_tags for node in nodes)
-    document.entity_slugs = frequency_order(node.entity_slugs for node in nodes)
-    document.entity_count = len(document.entity_slugs)
     if not document.description:
         document.description = describe(structure)
+
+
+def rollup_entities(document: Document, lists: Iterable[list[str]]) -> None:
+    """The document's entities from its nodes' curated entity lists, ordered like its tags, and their count."""
+    document.entity_slugs = frequency_order(lists)
+    document.entity_count = len(document.entity_slugs)
 
 
 def describe(structure: Structure) -> str:

@@ -10,6 +10,7 @@ from ..settings import Settings
 from ..store.protocol import GraphStore
 from ..timing import Timer
 from .linking import make_linker
+from .writeset import DocumentWriteSet
 
 
 def write_graph(store: GraphStore, graph: DocumentGraph, replaces: list[str], settings: Settings, timer: Timer, *,
@@ -27,7 +28,7 @@ def write_graph(store: GraphStore, graph: DocumentGraph, replaces: list[str], se
             return base(g, ctx)
 
     with timer.stage("persist"):
-        store.write_document(graph, replaces=replaces, linker=timed_linker)
+        store.write(DocumentWriteSet(graph, replaces, timed_linker))
         record_builders(store, graph, vector_backend)
     if "similarity" in timer.totals:
         timer.totals["persist"] -= timer.totals["similarity"]

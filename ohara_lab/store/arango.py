@@ -31,7 +31,7 @@ except ImportError as e:  # an optional extra: say which one, once, where the ba
     raise StoreError("the ArangoDB backend needs python-arango: pip install 'ohara-lab[arango]'") from e
 
 from ..ids import PARAGRAPHS
-from ..records import ANSWERS_SAME, SIMILAR_TO, CrawlPage, Document, DocumentGraph, Edge, Entity, Problem, utc_now
+from ..records import ANSWERS_SAME, SIMILAR_TO, CrawlPage, Document, Edge, Entity, Problem, utc_now
 from . import common
 from .arango_aql import first, hashed_key, key_of, next_seq, record, rows, valid_key
 from .arango_check import run_checks
@@ -40,7 +40,7 @@ from .arango_curation import ArangoCurationMixin
 from .arango_schema import EDGES, NODE_COLLECTIONS, WRITE_COLLECTIONS, ensure_schema
 from .arango_search import ArangoSearchMixin
 from .arango_write import WriteSteps, check_keys
-from .protocol import Linker
+from .protocol import WriteSet
 
 LOCK_TIMEOUT_S = 60  # like SQLite's busy timeout: wait this long for another writer
 
@@ -135,12 +135,10 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
     def _write_steps(self, txn: Any) -> WriteSteps:
         return WriteSteps(txn, self.evergreen_threshold)
 
-    def write_document(self, graph: DocumentGraph, *, replaces: Iterable[str] = (),
-                       linker: Linker | None = None) -> None:
-        check_keys(graph)
-        replaces = [r for r in replaces if r]
+    def write(self, writeset: WriteSet) -> None:
+        check_keys(writeset.graph)
         with self.transaction() as txn:
-            WriteSteps(txn, self.evergreen_threshold).write(graph, replaces, linker)
+            WriteSteps(txn, self.evergreen_threshold).write(writeset)
 
     def delete_document(self, document_id: str) -> bool:
         with self.transaction() as txn:

@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..ids import split_id
-from ..records import Document, DocumentGraph, Edge, Entity, utc_now
+from ..ids import DOCUMENTS, entity_id, in_collection, split_id
+from ..records import RELATED_TO, SIMILAR_TO, Document, DocumentGraph, Edge, Entity, utc_now
 from . import common
 from .arango_aql import bump, chunks, first, hashed_key, key_of, next_seq, record, rows, valid_key
 from .arango_curation import CurationQueries
-from .protocol import DuplicateDocument, Linker, Overlap
+from .protocol import DuplicateDocument, KnownState, Overlap, WriteRows, WriteSet
 
 VECTOR_OWNERS = ("documents", "sections", "paragraphs", "tables")
 
@@ -43,13 +43,9 @@ class WriteSteps(CurationQueries):
         self.evergreen_threshold = evergreen_threshold
 
     # ------------------------------------------------------------------ write
-    def write(self, graph: DocumentGraph, replaces: Iterable[str], linker: Linker | None) -> None:
-        slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
-        # Records as the atlas stands before a replaced document takes entities along with it.
-        keys = {e.slug: e.norm_key for e in graph.entities}
-        prior = self.slugs_by_key(set(keys.values()))
-        known = self.entity_records(common.records_wanted(
-            self.candidate_routes(slugs, set(keys.values())), keys, prior, bool(replaces)))
+    def write(self, writeset: WriteSet) -> None:
+        graph, replaces = writeset.graph, writeset.replaces
+        state = self.known_state(writeset)
         old_links = self.links_of(graph.document.id) if graph.document.id in replaces else []
         for doc_id in replaces:
             self.delete(doc_id)
@@ -59,22 +55,21 @@ class WriteSteps(CurationQueries):
                       {"key": key_of(doc.id), "hash": doc.file_hash}, 0)
         if taken:
             raise DuplicateDocument(doc.id)
-        routed = common.curate_incoming(graph, self, known, prior)
-        if replaces:
-            common.keep_records(graph, known, self.entity_records(set(known)))
-        common.refresh_rollup(doc, [n.entity_slugs for n in [*graph.paragraphs, *graph.tables]])
+        routed = writeset.curate(self, state)
+        found = writeset.rows()
         self._insert_nodes(graph)
         self._upsert_entities(graph.entities)
         self.insert_edges(graph.edges, doc.id)
-        self._insert_side_rows(graph)
-        self._link_questions(graph)
-        pairs = self._insert_cooccurrence(graph)
-        self.refresh_related(pairs)
+        self._insert_side_rows(doc.id, found)
+        self._link_questions(writeset, found)
+        self._insert("cooccur", [{"document_id": doc.id, "a": a, "b": b, "n": n}
+                                 for (a, b), n in found.cooccurrence.items()])
+        self.refresh_related(found.cooccurrence)
         self.refresh_entities({e.slug for e in graph.entities})
         touched = {doc.id}
         links: list[Edge] = []
-        if linker is not None:
-            links = linker(graph, LinkView(self.db, doc.id))
+        if writeset.linker is not None:
+            links = writeset.linker(graph, LinkView(self.db, doc.id))
             self.insert_edges(links, None)
             touched |= {e.to_id for e in links} | {e.from_id for e in links}
         self.refresh_indegree(touched)
@@ -84,6 +79,13 @@ class WriteSteps(CurationQueries):
         if routed and doc.id in replaces:
             self.record_links(set(routed), doc.id, old_links, links)
         self.bump_graph()
+
+    def known_state(self, writeset: WriteSet) -> KnownState:
+        """The records a write reads before the documents it replaces take entities along with them."""
+        keys = set(writeset.norm_keys().values())
+        prior = self.slugs_by_key(keys)
+        return KnownState(prior, self.entity_records(
+            writeset.records_wanted(self.candidate_routes(writeset.slugs(), keys), prior)))
 
     def entity_mapping(self, entities: list[Entity]) -> dict[str, str]:
         """Incoming slug -> the oldest existing slug with the same norm_key (atlas-level dedup)."""
@@ -160,32 +162,24 @@ class WriteSteps(CurationQueries):
                   UPDATE {attrs: e.attrs}
                   IN edges OPTIONS {mergeObjects: false}""", {"rows": chunk})
 
-    def _insert_side_rows(self, g: DocumentGraph) -> None:
-        doc = g.document.id
-        self._insert("node_tags", [{"node_id": nid, "document_id": doc, "tag": tag} for nid, tag in common.tag_rows(g)])
+    def _insert_side_rows(self, doc: str, found: WriteRows) -> None:
+        self._insert("node_tags", [{"node_id": nid, "document_id": doc, "tag": tag} for nid, tag in found.tags])
         self._insert("node_entities", [{"node_id": nid, "document_id": doc, "slug": slug, "type": kind}
-                                       for nid, slug, kind in common.mention_rows(g)])
+                                       for nid, slug, kind in found.mentions])
 
-    def _link_questions(self, g: DocumentGraph) -> None:
-        """Store the document's questions; ANSWERS_SAME both ways with every paragraph sharing one."""
-        doc = g.document.id
-        found = common.question_rows(g)
-        if not found:
+    def _link_questions(self, writeset: WriteSet, found: WriteRows) -> None:
+        """Store the document's questions; the WriteSet's ANSWERS_SAME edges with every paragraph sharing one."""
+        doc = writeset.graph.document.id
+        if not found.questions:
             return
         self._insert("node_questions", [{"node_id": nid, "document_id": doc, "norm": norm, "question": text}
-                                        for nid, norm, text in found])
+                                        for nid, norm, text in found.questions])
         pairs = rows(self.db, """
             FOR a IN node_questions FILTER a.document_id == @doc
               FOR b IN node_questions FILTER b.norm == a.norm AND b.node_id != a.node_id
               SORT a.norm, a.node_id, b.node_id
               RETURN [a.node_id, b.node_id, a.norm, a.question, b.question]""", {"doc": doc})
-        both = [(a, b, norm, qa) for a, b, norm, qa, _ in pairs] + [(b, a, norm, qb) for a, b, norm, _, qb in pairs]
-        self.insert_edges(common.answers_same_edges(both), doc)
-
-    def _insert_cooccurrence(self, g: DocumentGraph) -> set[tuple[str, str]]:
-        pairs = common.cooccurrence(g)
-        self._insert("cooccur", [{"document_id": g.document.id, "a": a, "b": b, "n": n} for (a, b), n in pairs.items()])
-        return set(pairs)
+        self.insert_edges(writeset.answers_same([tuple(p) for p in pairs]), doc)
 
     # ------------------------------------------------------------------ derived values
     def refresh_related(self, pairs: Iterable[tuple[str, str]]) -> None:
@@ -198,22 +192,22 @@ class WriteSteps(CurationQueries):
               RETURN [p.a, p.b, SUM(FOR c IN cooccur FILTER c.a == p.a AND c.b == p.b RETURN c.n)]""",
             {"pairs": [{"a": a, "b": b} for a, b in pairs]})}
         keep = [(a, b, totals[(a, b)]) for a, b in pairs if totals.get((a, b))]
-        gone = [{"_from": "entities/" + a, "_to": "entities/" + b} for a, b in pairs if not totals.get((a, b))]
+        gone = [{"_from": entity_id(a), "_to": entity_id(b)} for a, b in pairs if not totals.get((a, b))]
         base = next_seq(len(keep))
-        upserts = [{"_from": "entities/" + a, "_to": "entities/" + b, "count": n, "seq": base + i}
+        upserts = [{"_from": entity_id(a), "_to": entity_id(b), "count": n, "seq": base + i}
                    for i, (a, b, n) in enumerate(keep)]
         for chunk in chunks(upserts):
-            rows(self.db, """
+            rows(self.db, f"""
                 FOR r IN @rows
-                  UPSERT {_from: r._from, _to: r._to, relation: "RELATED_TO"}
-                  INSERT {_from: r._from, _to: r._to, relation: "RELATED_TO", type: "RELATED_TO",
-                          document_id: null, attrs: {count: r.count}, seq: r.seq}
-                  UPDATE {attrs: {count: r.count}}
-                  IN edges OPTIONS {mergeObjects: false}""", {"rows": chunk})
+                  UPSERT {{_from: r._from, _to: r._to, relation: "{RELATED_TO}"}}
+                  INSERT {{_from: r._from, _to: r._to, relation: "{RELATED_TO}", type: "{RELATED_TO}",
+                          document_id: null, attrs: {{count: r.count}}, seq: r.seq}}
+                  UPDATE {{attrs: {{count: r.count}}}}
+                  IN edges OPTIONS {{mergeObjects: false}}""", {"rows": chunk})
         for chunk in chunks(gone):
-            rows(self.db, """
+            rows(self.db, f"""
                 FOR r IN @rows
-                  FOR e IN edges FILTER e._from == r._from AND e._to == r._to AND e.relation == "RELATED_TO"
+                  FOR e IN edges FILTER e._from == r._from AND e._to == r._to AND e.relation == "{RELATED_TO}"
                   REMOVE e IN edges""", {"rows": chunk})
 
     def refresh_entities(self, slugs: Iterable[str]) -> None:
@@ -240,19 +234,19 @@ class WriteSteps(CurationQueries):
             # Atlas-level edges of a removed entity (SYNONYM_OF) must not dangle.
             rows(self.db, """
                 FOR s IN @ids FOR e IN edges FILTER e._from == s OR e._to == s REMOVE e IN edges""",
-                 {"ids": ["entities/" + s for s in dead]})
+                 {"ids": [entity_id(s) for s in dead]})
             rows(self.db, "FOR s IN @slugs FOR n IN entity_names FILTER n.slug == s REMOVE n IN entity_names",
                  {"slugs": dead})
 
     def refresh_indegree(self, ids: Iterable[str]) -> None:
         """SIMILAR_TO in-degree of documents, and EVERGREEN promotion at the threshold (spec §2.10-8)."""
-        keys = sorted({key_of(i) for i in ids if i.startswith("documents/")})
+        keys = sorted({key_of(i) for i in ids if in_collection(i, DOCUMENTS)})
         if not keys:
             return
-        found = rows(self.db, """
+        found = rows(self.db, f"""
             FOR k IN @keys
               FOR d IN documents FILTER d._key == k
-              RETURN {doc: d, n: LENGTH(FOR e IN edges FILTER e._to == d._id AND e.relation == "SIMILAR_TO" RETURN 1)}""",
+              RETURN {{doc: d, n: LENGTH(FOR e IN edges FILTER e._to == d._id AND e.relation == "{SIMILAR_TO}" RETURN 1)}}""",
             {"keys": keys})
         updates = []
         for r in found:
@@ -267,23 +261,23 @@ class WriteSteps(CurationQueries):
 
     # ------------------------------------------------------------------ delete
     def delete(self, doc_id: str) -> bool:
-        if not doc_id.startswith("documents/"):
+        if not in_collection(doc_id, DOCUMENTS):
             return False
         key = key_of(doc_id)
         if not rows(self.db, "FOR d IN documents FILTER d._key == @key RETURN d._id", {"key": key}):
             return False
-        info = first(self.db, """
-            RETURN {
+        info = first(self.db, f"""
+            RETURN {{
               slugs: UNIQUE(FOR n IN node_entities FILTER n.document_id == @doc RETURN n.slug),
               pairs: (FOR c IN cooccur FILTER c.document_id == @doc RETURN [c.a, c.b]),
               linked: UNION_DISTINCT(
-                (FOR e IN edges FILTER e._from == @doc AND e.relation == "SIMILAR_TO" RETURN e._to),
-                (FOR e IN edges FILTER e._to == @doc AND e.relation == "SIMILAR_TO" RETURN e._from)),
+                (FOR e IN edges FILTER e._from == @doc AND e.relation == "{SIMILAR_TO}" RETURN e._to),
+                (FOR e IN edges FILTER e._to == @doc AND e.relation == "{SIMILAR_TO}" RETURN e._from)),
               gone: UNION([@doc],
                 (FOR n IN sections FILTER n.document_id == @doc RETURN n._id),
                 (FOR n IN paragraphs FILTER n.document_id == @doc RETURN n._id),
                 (FOR n IN tables FILTER n.document_id == @doc RETURN n._id))
-            }""", {"doc": doc_id}, {}) or {}
+            }}""", {"doc": doc_id}, {}) or {}
         gone = info.get("gone") or [doc_id]
         # Owned edges plus every edge touching a removed node (SIMILAR_TO from other documents included).
         rows(self.db, """
@@ -323,7 +317,7 @@ class WriteSteps(CurationQueries):
 
     def _owners(self, ids: list[str]) -> dict[str, str]:
         """The document each node belongs to; an unknown node is an error, as in SQLite."""
-        owners = {nid: nid for nid in ids if nid.startswith("documents/")}
+        owners = {nid: nid for nid in ids if in_collection(nid, DOCUMENTS)}
         by_coll: dict[str, list[str]] = {}
         for nid in ids:
             coll = split_id(nid)[0]

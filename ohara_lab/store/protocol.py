@@ -4,10 +4,11 @@ Only modules under `ohara_lab/store/` contain SQL or AQL. Every backend passes t
 same contract suite (`tests/store/contract.py`).
 
 Write side: a document with all its nodes and edges is written in one transaction
-(present entirely or not at all); the store merges its entities into the atlas by
-slug / norm_key, keeps RELATED_TO co-occurrence counts, and asks a `Linker` for the
-document's SIMILAR_TO edges inside the same transaction, so no crash can leave a
-half-linked document behind.
+(present entirely or not at all) from a `WriteSet` ingest computed: the store answers
+the reads it declares (`KnownState`, `EntityReads`), persists what it decided (curated
+entities, rollup, tag / mention / question / co-occurrence rows, ANSWERS_SAME edges),
+keeps RELATED_TO counts, and asks its `Linker` for the document's SIMILAR_TO edges
+inside the same transaction, so no crash can leave a half-linked document behind.
 """
 from __future__ import annotations
 
@@ -67,6 +68,77 @@ STRUCTURAL_RELATIONS = (HAS_CHILD, NEXT_SIBLING, BELONGS_TO, NEXT_PARA, ADJACENT
 
 # Curation routes: (node id or "", from slug) -> (to slug or None, the step that made the route).
 Routes = dict[tuple[str, str], tuple[str | None, int]]
+
+# ANSWERS_SAME candidates as the store finds them: (a, b, norm, a's wording, b's wording),
+# a in the document being written, b any other paragraph asked the same question.
+QuestionPair = tuple[str, str, str, str, str]
+
+
+class EntityReads(Protocol):
+    """What curating a document's incoming entities reads from the atlas, inside the write transaction
+    (after the documents it replaces have left)."""
+
+    def entity_mapping(self, entities: list[Entity]) -> dict[str, str]:
+        """Incoming slug -> the existing slug with the same norm_key (atlas-level dedup)."""
+
+    def routed_slugs(self, slugs: set[str]) -> set[str]:
+        """Those of `slugs` some active curation route leaves from."""
+
+    def routes_for(self, slugs: set[str], keys: dict[str, str]) -> Routes:
+        """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key), chains followed."""
+
+    def entity_records(self, slugs: set[str]) -> dict[str, Entity]:
+        """The stored records of those of `slugs` in the atlas."""
+
+
+@dataclass
+class KnownState:
+    """The atlas as a write first finds it, before the documents it replaces leave (one read call)."""
+
+    prior: dict[str, list[str]]  # norm_key -> the slugs that carry it
+    known: dict[str, Entity]  # records of the entities the write may become (`WriteSet.records_wanted`)
+
+
+@dataclass
+class WriteRows:
+    """Derived rows of one document, computed by the WriteSet from its curated graph."""
+
+    tags: list[tuple[str, str]]  # (node id, SUMO tag)
+    mentions: list[tuple[str, str, str]]  # (node id, entity slug, type)
+    questions: list[tuple[str, str, str]]  # (node id, normalised question, question text)
+    cooccurrence: dict[tuple[str, str], int]  # entity pair (a < b) -> nodes they share in this document
+
+
+class WriteSet(Protocol):
+    """One document's write as ingest computed it (`ohara_lab.ingest.writeset.DocumentWriteSet`).
+
+    The store fills `KnownState` with the reads declared here (`slugs`, `norm_keys`,
+    `records_wanted`), deletes `replaces`, lets `curate` bring the entities in line with the
+    atlas, and persists `graph` and `rows` in the same transaction; the domain decisions are the
+    WriteSet's, never the store's.
+    """
+
+    graph: DocumentGraph
+    replaces: list[str]
+    linker: Linker | None
+
+    def slugs(self) -> set[str]:
+        """Entity slugs the document's nodes mention."""
+
+    def norm_keys(self) -> dict[str, str]:
+        """slug -> norm_key of the document's entities."""
+
+    def records_wanted(self, routes: Routes, prior: dict[str, list[str]]) -> set[str]:
+        """Entities whose records are read before the replaced documents leave."""
+
+    def curate(self, reads: EntityReads, state: KnownState) -> dict[int, list[NodeEntities]]:
+        """Route and dedup the incoming entities, roll the document up; the pre-routing lists per step."""
+
+    def rows(self) -> WriteRows:
+        """Tag, mention, question and co-occurrence rows of the curated graph."""
+
+    def answers_same(self, pairs: list[QuestionPair]) -> list[Edge]:
+        """ANSWERS_SAME edges (both ways) for the paragraphs sharing a question with this document."""
 
 
 @dataclass
@@ -161,9 +233,8 @@ class GraphStore(Protocol):
         """The atlas's folder on this machine (caches live beside it: NER); None for a server's database."""
 
     # ---- write side -------------------------------------------------------
-    def write_document(self, graph: DocumentGraph, *, replaces: Iterable[str] = (),
-                       linker: Linker | None = None) -> None:
-        """Atomically delete `replaces` (document ids) and write `graph` with its links."""
+    def write(self, writeset: WriteSet) -> None:
+        """Atomically delete `writeset.replaces` (document ids) and write its graph with its links."""
 
     def delete_document(self, document_id: str) -> bool:
         """Remove a document, its nodes and every edge touching them; roll back entity counts."""

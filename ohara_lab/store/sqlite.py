@@ -29,10 +29,21 @@ from typing import Any
 import numpy as np
 
 from ..errors import DiskFullError, StoreError
-from ..ids import split_id
-from ..records import CrawlPage, Document, DocumentGraph, Edge, Entity, Problem, utc_now
+from ..ids import DOCUMENTS, PARAGRAPHS, entity_id, in_collection, split_id
+from ..records import (
+    ANSWERS_SAME,
+    RELATED_TO,
+    SIMILAR_TO,
+    CrawlPage,
+    Document,
+    DocumentGraph,
+    Edge,
+    Entity,
+    Problem,
+    utc_now,
+)
 from . import common
-from .protocol import DuplicateDocument, Linker, Overlap
+from .protocol import DuplicateDocument, KnownState, Overlap, Routes, WriteRows, WriteSet
 from .sqlite_check import run_checks
 from .sqlite_curation import SqliteCurationMixin
 from .sqlite_search import SqliteSearchMixin
@@ -290,38 +301,30 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         return json.loads(rows[0][0]) if rows else default
 
     # ------------------------------------------------------------------ write side
-    def write_document(self, graph: DocumentGraph, *, replaces: Iterable[str] = (),
-                       linker: Linker | None = None) -> None:
-        replaces = [r for r in replaces if r]
-        slugs = {s for n in [*graph.paragraphs, *graph.tables] for s in n.entity_slugs}
-        keys = {e.slug: e.norm_key for e in graph.entities}
+    def write(self, writeset: WriteSet) -> None:
+        graph, replaces = writeset.graph, writeset.replaces
         with self.transaction() as c:
-            # Records as the atlas stands before a replaced document takes entities along with it.
-            prior = self._slugs_by_key(set(keys.values()))
-            known = self._entity_records(common.records_wanted(
-                self._candidate_routes(slugs, set(keys.values())), keys, prior, bool(replaces)))
+            state = self._known_state(writeset)
             old_links = self._links_of(graph.document.id) if graph.document.id in replaces else []
             for doc_id in replaces:
                 self._delete(doc_id)
             if c.execute("SELECT 1 FROM documents WHERE id=? OR file_hash=?",
                          (graph.document.id, graph.document.file_hash)).fetchone():
                 raise DuplicateDocument(graph.document.id)
-            routed = common.curate_incoming(graph, self, known, prior)
-            if replaces:
-                common.keep_records(graph, known, self._entity_records(set(known)))
-            common.refresh_rollup(graph.document, [n.entity_slugs for n in [*graph.paragraphs, *graph.tables]])
+            routed = writeset.curate(_EntityReads(self), state)
+            rows = writeset.rows()
             self._insert_nodes(graph)
             self._upsert_entities(graph.entities, self._entity_rows([e.slug for e in graph.entities]))
             self._insert_edges(graph.edges, graph.document.id)
-            self._insert_side_tables(graph)
-            self._link_questions(graph)
-            pairs = self._insert_cooccurrence(graph)
-            self._refresh_related(pairs)
+            self._insert_side_tables(graph, rows)
+            self._link_questions(writeset, rows)
+            self._insert_cooccurrence(graph.document.id, rows)
+            self._refresh_related(rows.cooccurrence)
             self._refresh_entities({e.slug for e in graph.entities})
             touched = {graph.document.id}
             links: list[Edge] = []
-            if linker is not None:
-                links = linker(graph, _LinkView(self, graph.document.id))
+            if writeset.linker is not None:
+                links = writeset.linker(graph, _LinkView(self, graph.document.id))
                 self._insert_edges(links, None)
                 touched |= {e.to_id for e in links} | {e.from_id for e in links}
             self._refresh_indegree(touched)
@@ -331,6 +334,13 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             if routed and graph.document.id in replaces:
                 self._record_links(set(routed), graph.document.id, old_links, links)
             self._bump_graph()
+
+    def _known_state(self, writeset: WriteSet) -> KnownState:
+        """The records a write reads before the documents it replaces take entities along with them."""
+        keys = set(writeset.norm_keys().values())
+        prior = self._slugs_by_key(keys)
+        known = self._entity_records(writeset.records_wanted(self._candidate_routes(writeset.slugs(), keys), prior))
+        return KnownState(prior, known)
 
     def _entity_rows(self, slugs: list[str]) -> dict[str, str]:
         """slug -> stored JSON of those entities already in the atlas (one query per 500 slugs)."""
@@ -399,37 +409,33 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             " ON CONFLICT(from_id, to_id, relation) DO UPDATE SET attrs=excluded.attrs",
             [(e.from_id, e.to_id, e.relation, owner, _dumps(e.attrs)) for e in edges])
 
-    def _insert_side_tables(self, g: DocumentGraph) -> None:
+    def _insert_side_tables(self, g: DocumentGraph, rows: WriteRows) -> None:
         doc = g.document.id
         self.conn.executemany("INSERT OR IGNORE INTO node_tags(node_id, document_id, tag) VALUES (?,?,?)",
-                              [(nid, doc, tag) for nid, tag in common.tag_rows(g)])
+                              [(nid, doc, tag) for nid, tag in rows.tags])
         self.conn.executemany("INSERT OR IGNORE INTO node_entities(node_id, document_id, slug, type) VALUES (?,?,?,?)",
-                              [(nid, doc, slug, kind) for nid, slug, kind in common.mention_rows(g)])
-        rows = [(s.title, s.id, "sections", doc) for s in g.sections]
-        rows += [(p.content, p.id, "paragraphs", doc) for p in g.paragraphs]
-        rows += [(t.markdown_representation, t.id, "tables", doc) for t in g.tables]
-        self.conn.executemany("INSERT INTO fts(text, node_id, collection, document_id) VALUES (?,?,?,?)", rows)
+                              [(nid, doc, slug, kind) for nid, slug, kind in rows.mentions])
+        fts = [(s.title, s.id, "sections", doc) for s in g.sections]
+        fts += [(p.content, p.id, "paragraphs", doc) for p in g.paragraphs]
+        fts += [(t.markdown_representation, t.id, "tables", doc) for t in g.tables]
+        self.conn.executemany("INSERT INTO fts(text, node_id, collection, document_id) VALUES (?,?,?,?)", fts)
 
-    def _link_questions(self, g: DocumentGraph) -> None:
-        """Store the document's questions; ANSWERS_SAME both ways with every paragraph sharing one."""
-        doc = g.document.id
-        rows = common.question_rows(g)
-        if not rows:
+    def _link_questions(self, writeset: WriteSet, rows: WriteRows) -> None:
+        """Store the document's questions; the WriteSet's ANSWERS_SAME edges with every paragraph sharing one."""
+        doc = writeset.graph.document.id
+        if not rows.questions:
             return
         self.conn.executemany("INSERT OR IGNORE INTO node_questions(node_id, document_id, norm, question)"
-                              " VALUES (?,?,?,?)", [(nid, doc, norm, text) for nid, norm, text in rows])
+                              " VALUES (?,?,?,?)", [(nid, doc, norm, text) for nid, norm, text in rows.questions])
         pairs = self.conn.execute(
             "SELECT a.node_id, b.node_id, a.norm, a.question, b.question FROM node_questions a"
             " JOIN node_questions b ON b.norm = a.norm AND b.node_id != a.node_id"
             " WHERE a.document_id = ? ORDER BY a.norm, a.node_id, b.node_id", (doc,)).fetchall()
-        both = [(a, b, norm, qa) for a, b, norm, qa, _ in pairs] + [(b, a, norm, qb) for a, b, norm, _, qb in pairs]
-        self._insert_edges(common.answers_same_edges(both), doc)
+        self._insert_edges(writeset.answers_same([tuple(p) for p in pairs]), doc)
 
-    def _insert_cooccurrence(self, g: DocumentGraph) -> set[tuple[str, str]]:
-        pairs = common.cooccurrence(g)
+    def _insert_cooccurrence(self, doc_id: str, rows: WriteRows) -> None:
         self.conn.executemany("INSERT INTO cooccur(document_id, a, b, n) VALUES (?,?,?,?)",
-                              [(g.document.id, a, b, n) for (a, b), n in pairs.items()])
-        return set(pairs)
+                              [(doc_id, a, b, n) for (a, b), n in rows.cooccurrence.items()])
 
     def _refresh_related(self, pairs: Iterable[tuple[str, str]]) -> None:
         """RELATED_TO a->b carries the atlas-wide co-occurrence count; zero-count edges go."""
@@ -445,14 +451,14 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             " GROUP BY q.a, q.b")}
         for a, b in pairs:
             total = totals.get((a, b), 0)
-            src, dst = "entities/" + a, "entities/" + b
+            src, dst = entity_id(a), entity_id(b)
             if total:
                 c.execute(
-                    "INSERT INTO edges(from_id, to_id, relation, document_id, attrs) VALUES (?,?,'RELATED_TO',NULL,?)"
+                    f"INSERT INTO edges(from_id, to_id, relation, document_id, attrs) VALUES (?,?,'{RELATED_TO}',NULL,?)"
                     " ON CONFLICT(from_id, to_id, relation) DO UPDATE SET attrs=excluded.attrs",
                     (src, dst, _dumps({"count": total})))
             else:
-                c.execute("DELETE FROM edges WHERE from_id=? AND to_id=? AND relation='RELATED_TO'", (src, dst))
+                c.execute(f"DELETE FROM edges WHERE from_id=? AND to_id=? AND relation='{RELATED_TO}'", (src, dst))
 
     def _refresh_entities(self, slugs: Iterable[str]) -> None:
         """Derive mention_count and document_ids from MENTIONS; entities nobody mentions go."""
@@ -462,7 +468,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
                 self.conn.execute("DELETE FROM entities WHERE slug=?", (slug,))
                 self.conn.execute("DELETE FROM entity_names WHERE slug=?", (slug,))
                 # Atlas-level edges of a removed entity (SYNONYM_OF) must not dangle.
-                self.conn.execute("DELETE FROM edges WHERE from_id=? OR to_id=?", ("entities/" + slug,) * 2)
+                self.conn.execute("DELETE FROM edges WHERE from_id=? OR to_id=?", (entity_id(slug),) * 2)
                 continue
             docs = sorted({r[0] for r in rows})
             row = self.conn.execute("SELECT data FROM entities WHERE slug=?", (slug,)).fetchone()
@@ -474,12 +480,12 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
                               (len(rows), _dumps(common.fields_dict(ent)), slug))
 
     def _refresh_indegree(self, ids: Iterable[str]) -> None:
-        for doc_id in {i for i in ids if i.startswith("documents/")}:
+        for doc_id in {i for i in ids if in_collection(i, DOCUMENTS)}:
             row = self.conn.execute("SELECT decay_class, effective_decay_class, similar_to_indegree FROM documents"
                                     " WHERE id=?", (doc_id,)).fetchone()
             if row is None:
                 continue
-            n = self.conn.execute("SELECT COUNT(*) FROM edges WHERE to_id=? AND relation='SIMILAR_TO'",
+            n = self.conn.execute(f"SELECT COUNT(*) FROM edges WHERE to_id=? AND relation='{SIMILAR_TO}'",
                                   (doc_id,)).fetchone()[0]
             if (n, common.effective_class(row[0], n, self.evergreen_threshold)) == (row[2], row[1]):
                 continue  # unchanged: the document's JSON need not be rewritten
@@ -502,8 +508,8 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         slugs = {r[0] for r in c.execute("SELECT DISTINCT slug FROM node_entities WHERE document_id=?", (doc_id,))}
         pairs = {(r[0], r[1]) for r in c.execute("SELECT a, b FROM cooccur WHERE document_id=?", (doc_id,))}
         linked = {r[0] for r in c.execute(
-            "SELECT to_id FROM edges WHERE from_id=? AND relation='SIMILAR_TO' UNION "
-            "SELECT from_id FROM edges WHERE to_id=? AND relation='SIMILAR_TO'", (doc_id, doc_id))}
+            f"SELECT to_id FROM edges WHERE from_id=? AND relation='{SIMILAR_TO}' UNION "
+            f"SELECT from_id FROM edges WHERE to_id=? AND relation='{SIMILAR_TO}'", (doc_id, doc_id))}
         c.execute("CREATE TEMP TABLE IF NOT EXISTS _gone(id TEXT PRIMARY KEY)")
         c.execute("DELETE FROM _gone")
         c.execute("INSERT INTO _gone VALUES (?)", (doc_id,))
@@ -540,7 +546,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             known = set(self._existing({e.from_id for e in edges} | {e.to_id for e in edges}))
             keep = [e for e in edges if e.from_id in known and e.to_id in known]
             self._insert_edges(keep, None)
-            self._refresh_indegree({e.to_id for e in keep if e.relation == "SIMILAR_TO"})
+            self._refresh_indegree({e.to_id for e in keep if e.relation == SIMILAR_TO})
             if keep:
                 self._bump_graph()
         return len(keep)
@@ -622,7 +628,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
                                     lambda: self._read_vectors(model), lambda: self.vector_matrix(model), query, k)
 
     def sync_vector_index(self) -> None:
-        """After writes: grow, prune or drop the HNSW graphs beside the atlas (`ohara_lab.embed.index`)."""
+        """After writes: grow, prune or drop the HNSW graphs beside the atlas (`ohara_lab.store.vectors`)."""
         if self.read_only:
             return
         counts = self.vector_models()
@@ -761,7 +767,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             marks = ",".join("?" * len(chunk))
             for seed, target, doc, attrs in self._q(
                     f"SELECT e.from_id, e.to_id, p.document_id, e.attrs FROM edges e JOIN paragraphs p ON p.id = e.to_id"
-                    f" WHERE e.from_id IN ({marks}) AND e.relation = 'ANSWERS_SAME' ORDER BY e.from_id, e.to_id", chunk):
+                    f" WHERE e.from_id IN ({marks}) AND e.relation = '{ANSWERS_SAME}' ORDER BY e.from_id, e.to_id", chunk):
                 a = json.loads(attrs)
                 out.append(common.SharedQuestion(seed, target, doc, a.get("shared_query", ""),
                                                  a.get("shared_query_norm", "")))
@@ -816,7 +822,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             "partial_documents": count("SELECT COUNT(*) FROM documents WHERE ingestion_status != 'complete'"),
             "needs_review": count("SELECT COUNT(*) FROM documents WHERE structure_needs_review = 1"),
             "llm_pending": count("SELECT COUNT(*) FROM paragraphs WHERE llm_pending = 1"),
-            "tagged_paragraphs": count("SELECT COUNT(DISTINCT node_id) FROM node_tags WHERE node_id LIKE 'paragraphs/%'"),
+            "tagged_paragraphs": count(f"SELECT COUNT(DISTINCT node_id) FROM node_tags WHERE node_id LIKE '{PARAGRAPHS}/%'"),
             "vectors": self.vector_models(),
         }
 
@@ -824,6 +830,25 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         with self.snapshot() as c:
             problems = run_checks(c)
         return problems + self._vectors.check(self.vector_models(), self.get_meta("vectors_version", 0))
+
+
+class _EntityReads:
+    """The reads curating incoming entities makes inside the write transaction (`EntityReads`)."""
+
+    def __init__(self, store: SqliteStore):
+        self.store = store
+
+    def entity_mapping(self, entities: list[Entity]) -> dict[str, str]:
+        return self.store.entity_mapping(entities)
+
+    def routed_slugs(self, slugs: set[str]) -> set[str]:
+        return self.store.routed_slugs(slugs)
+
+    def routes_for(self, slugs: set[str], keys: dict[str, str]) -> Routes:
+        return self.store.routes_for(slugs, keys)
+
+    def entity_records(self, slugs: set[str]) -> dict[str, Entity]:
+        return self.store._entity_records(slugs)
 
 
 class _LinkView:

@@ -13,6 +13,7 @@ from ohara_lab.entities import curation
 from ohara_lab.errors import CurationError
 from ohara_lab.ids import norm_key
 from ohara_lab.store.sqlite import SqliteStore
+from ohara_lab.ingest.writeset import write_document
 from tests.store.builders import atlas_state, make_graph
 
 NAMES = ["Alice", "Bob", "Carol", "BTC", "Bitcoin", "B.T.C.", "Satoshi"]
@@ -35,7 +36,7 @@ class CurationHistory(RuleBasedStateMachine):
         self.dir = tempfile.mkdtemp(prefix="ohara-curation-")
         self.store = SqliteStore(self.dir)
         for key in DOCS:
-            self.store.write_document(graph(key))
+            write_document(self.store, graph(key))
         self.history: list[tuple[int, dict, bool]] = []  # (step id, state before it, undo must restore it exactly)
         self.fresh = iter(NEW)
 
@@ -88,7 +89,7 @@ class CurationHistory(RuleBasedStateMachine):
     @rule(key=st.sampled_from(sorted(DOCS)))
     def reingest(self, key: str) -> None:
         before = atlas_state(self.store, KEYS)
-        self.store.write_document(graph(key), replaces=[f"documents/{key}"])
+        write_document(self.store, graph(key), replaces=[f"documents/{key}"])
         # the same content re-ingested under the active steps' routes changes nothing
         assert atlas_state(self.store, KEYS) == before
 
@@ -141,14 +142,14 @@ def _replay(directory, steps, key: str) -> None:  # type: ignore[no-untyped-def]
     first (each must restore the atlas it found); `ohara check` stays clean throughout."""
     store = SqliteStore(directory)
     for doc in DOCS:
-        store.write_document(graph(doc))
+        write_document(store, graph(doc))
     states = []
     for step in steps:
         states.append(atlas_state(store, KEYS))
         step(store)
         assert _clean_check(store) == []
     before = atlas_state(store, KEYS)
-    store.write_document(graph(key), replaces=[f"documents/{key}"])
+    write_document(store, graph(key), replaces=[f"documents/{key}"])
     assert atlas_state(store, KEYS) == before
     assert _clean_check(store) == []
     while states:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ohara_lab import Atlas
 from ohara_lab.ids import question_key
 from ohara_lab.records import Question
+from ohara_lab.ingest.writeset import write_document
 
 from tests.store.builders import make_graph
 from tests.support import OFFLINE
@@ -16,9 +17,9 @@ def _asked(graph, questions):
 
 def test_phase_1e_follows_shared_questions_from_the_top_bm25_paragraphs(tmp_path):
     with Atlas.open(tmp_path / "atlas", **OFFLINE) as atlas:
-        atlas.store.write_document(_asked(make_graph("a1", [("GPL version 3 was published in 2007 by the FSF.", [], [])]),
+        write_document(atlas.store, _asked(make_graph("a1", [("GPL version 3 was published in 2007 by the FSF.", [], [])]),
                                           [(0, "When was GPL 3 published?")]))
-        atlas.store.write_document(_asked(make_graph("b2", [("Twenty-nine June two thousand seven saw it appear.", [], [])]),
+        write_document(atlas.store, _asked(make_graph("b2", [("Twenty-nine June two thousand seven saw it appear.", [], [])]),
                                           [(0, "when was gpl 3 published")]))
         atlas._after_write()
         off = atlas.query("GPL version 3 published")

@@ -13,6 +13,7 @@ import re
 import pytest
 
 from ohara_lab.store.sqlite import SqliteStore
+from ohara_lab.ingest.writeset import write_document
 
 from store.builders import make_graph
 
@@ -40,7 +41,7 @@ def stem(text: str) -> list[str]:
 def test_fts5_ranking_agrees_with_okapi_bm25(tmp_path):
     pytest.importorskip("nltk")
     store = SqliteStore(tmp_path / "a")
-    store.write_document(make_graph("a1", [(t, [], []) for t in DOCS]))
+    write_document(store, make_graph("a1", [(t, [], []) for t in DOCS]))
     # The section title "Intro" is an indexed row too, so it is part of the reference corpus.
     rows = ["Intro", *DOCS]
     ids = ["sections/a1-00001"] + [f"paragraphs/a1-{i:05d}" for i in range(2, 2 + len(DOCS))]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ohara_lab.ids import node_id, norm_key, slugify
 from ohara_lab.records import Document, DocumentGraph, Edge, Entity, Paragraph, Section
+from ohara_lab.ingest.writeset import write_document
 
 
 def make_graph(key: str, paragraphs: list[tuple[str, list[str], list[str]]], *, title: str | None = None,
@@ -79,10 +80,10 @@ def dense_similar_graph(store, seed: int, n: int):
     rng = np.random.default_rng(seed)
     keys = [f"d{i}" for i in range(n)]
     for key in keys:
-        store.write_document(make_graph(key, [(f"text {key}", [], [])]))
+        write_document(store, make_graph(key, [(f"text {key}", [], [])]))
     edges = [Edge(f"documents/{a}", f"documents/{b}", "SIMILAR_TO",
                   {"weight": float(rng.choice([0.1, 0.2, 0.25, 0.5, 0.6, 0.9, 1.0])), "verb": f"{a}{b}",
                    **({"tags": ["Mining"]} if rng.random() < 0.2 else {})})
              for i, a in enumerate(keys) for b in keys[i + 1:] if rng.random() < 0.5]
-    store.write_document(make_graph("host", [("linker host", [], [])]), linker=lambda g, ctx: edges)
+    write_document(store, make_graph("host", [("linker host", [], [])]), linker=lambda g, ctx: edges)
     return rng, keys

@@ -10,6 +10,7 @@ import pytest
 
 from ohara_lab.records import CrawlPage, Edge
 from ohara_lab.store.protocol import GraphStore
+from ohara_lab.ingest.writeset import write_document
 
 from .builders import dense_similar_graph, make_graph
 
@@ -39,7 +40,7 @@ def test_is_a_graph_store(store):
 def test_write_and_read_back(store):
     g = make_graph("a1", [("Bitcoin mining secures the ledger.", ["Mining"], ["Bitcoin"]),
                           ("Nodes validate every block.", ["Computer"], ["Bitcoin", "Satoshi Nakamoto"])])
-    store.write_document(g)
+    write_document(store, g)
     doc = store.get_document("documents/a1")
     assert doc is not None and doc.title == "Doc a1"
     nodes = store.document_nodes("documents/a1")
@@ -54,7 +55,7 @@ def test_write_and_read_back(store):
 
 
 def test_stats_count_every_collection_and_relation(store):
-    store.write_document(make_graph("a1", [("Alpha text about ledgers.", [], ["Alpha"])]))
+    write_document(store, make_graph("a1", [("Alpha text about ledgers.", [], ["Alpha"])]))
     s = store.stats()
     assert (s["documents"], s["sections"], s["paragraphs"], s["entities"]) == (1, 1, 1, 1)
     assert s["edges"] == {"BELONGS_TO": 1, "HAS_CHILD": 2, "MENTIONS": 1}
@@ -63,26 +64,26 @@ def test_stats_count_every_collection_and_relation(store):
 def test_duplicate_edges_are_impossible(store):
     g = make_graph("a1", [("Alpha text.", [], [])])
     g.edges.append(Edge(g.edges[0].from_id, g.edges[0].to_id, g.edges[0].relation))
-    store.write_document(g)
+    write_document(store, g)
     assert store.stats()["edges"]["HAS_CHILD"] == 2
     assert _sound(store) == []
 
 
 def test_same_document_twice_is_refused(store):
     from ohara_lab.errors import StoreError
-    store.write_document(make_graph("a1", [("Alpha text.", [], [])]))
+    write_document(store, make_graph("a1", [("Alpha text.", [], [])]))
     with pytest.raises(StoreError):
-        store.write_document(make_graph("a1", [("Alpha text.", [], [])]))
+        write_document(store, make_graph("a1", [("Alpha text.", [], [])]))
     assert store.stats()["paragraphs"] == 1
 
 
 def test_a_failing_write_leaves_nothing(store):
     def broken_linker(graph, ctx):
         raise RuntimeError("crash in the middle of the write")
-    store.write_document(make_graph("a1", [("Alpha shares Bitcoin.", [], ["Bitcoin"])]))
+    write_document(store, make_graph("a1", [("Alpha shares Bitcoin.", [], ["Bitcoin"])]))
     before = store.stats()
     with pytest.raises(RuntimeError):
-        store.write_document(make_graph("b2", [("Beta also Bitcoin.", [], ["Bitcoin"])]), linker=broken_linker)
+        write_document(store, make_graph("b2", [("Beta also Bitcoin.", [], ["Bitcoin"])]), linker=broken_linker)
     assert store.stats() == before
     assert store.get_document("documents/b2") is None
     assert [e.mention_count for e in store.get_entities(["bitcoin"])] == [1]
@@ -92,10 +93,10 @@ def test_a_failing_write_leaves_nothing(store):
 def test_replace_is_idempotent_down_to_edges(store):
     g = lambda: make_graph("a1", [("One Bitcoin paragraph.", ["Mining"], ["Bitcoin", "Alice"]),  # noqa: E731
                                   ("Two Bitcoin paragraph.", ["Mining"], ["Bitcoin", "Alice"])])
-    store.write_document(g())
+    write_document(store, g())
     first = store.stats()
-    store.write_document(g(), replaces=["documents/a1"])
-    store.write_document(g(), replaces=["documents/a1"])
+    write_document(store, g(), replaces=["documents/a1"])
+    write_document(store, g(), replaces=["documents/a1"])
     assert store.stats() == first
     related = store.edges(relations=["RELATED_TO"])
     assert len(related) == 1 and related[0].attrs["count"] == 2
@@ -103,8 +104,8 @@ def test_replace_is_idempotent_down_to_edges(store):
 
 
 def test_entities_merge_by_norm_key_and_repoint_mentions(store):
-    store.write_document(make_graph("a1", [("Bitcoin Core is software.", [], ["Bitcoin Core"])]))
-    store.write_document(make_graph("b2", [("BitcoinCore again.", [], ["BitcoinCore"])]))
+    write_document(store, make_graph("a1", [("Bitcoin Core is software.", [], ["Bitcoin Core"])]))
+    write_document(store, make_graph("b2", [("BitcoinCore again.", [], ["BitcoinCore"])]))
     ents = store.get_entities()
     assert [e.slug for e in ents] == ["bitcoin-core"]
     assert ents[0].mention_count == 2 and "BitcoinCore" in ents[0].aliases
@@ -114,8 +115,8 @@ def test_entities_merge_by_norm_key_and_repoint_mentions(store):
 
 
 def test_delete_rolls_back_entities_and_cooccurrence(store):
-    store.write_document(make_graph("a1", [("Alice and Bob.", [], ["Alice", "Bob"])]))
-    store.write_document(make_graph("b2", [("Alice and Bob again.", [], ["Alice", "Bob"]),
+    write_document(store, make_graph("a1", [("Alice and Bob.", [], ["Alice", "Bob"])]))
+    write_document(store, make_graph("b2", [("Alice and Bob again.", [], ["Alice", "Bob"]),
                                            ("Only Carol.", [], ["Carol"])]))
     assert store.edges(relations=["RELATED_TO"])[0].attrs["count"] == 2
     assert store.delete_document("documents/b2") is True
@@ -130,8 +131,8 @@ def test_delete_rolls_back_entities_and_cooccurrence(store):
 
 
 def test_linker_writes_similar_to_and_indegree(store):
-    store.write_document(make_graph("a1", [("Alice Bob Carol.", [], ["Alice", "Bob", "Carol"])]))
-    store.write_document(make_graph("b2", [("Alice Bob Dave.", [], ["Alice", "Bob", "Dave"])]), linker=jaccard_linker())
+    write_document(store, make_graph("a1", [("Alice Bob Carol.", [], ["Alice", "Bob", "Carol"])]))
+    write_document(store, make_graph("b2", [("Alice Bob Dave.", [], ["Alice", "Bob", "Dave"])]), linker=jaccard_linker())
     sim = store.edges(relations=["SIMILAR_TO"])
     assert [(e.from_id, e.to_id, e.attrs["weight"]) for e in sim] == [("documents/b2", "documents/a1", 0.5)]
     assert store.get_document("documents/a1").similar_to_indegree == 1
@@ -142,41 +143,41 @@ def test_linker_writes_similar_to_and_indegree(store):
 
 def test_evergreen_promotion_at_threshold(store_factory):
     store = store_factory(evergreen_threshold=2)
-    store.write_document(make_graph("a0", [("Alice Bob.", [], ["Alice", "Bob"])], decay="CURRENT"))
-    store.write_document(make_graph("a1", [("Alice Bob.", [], ["Alice", "Bob"])]), linker=jaccard_linker())
+    write_document(store, make_graph("a0", [("Alice Bob.", [], ["Alice", "Bob"])], decay="CURRENT"))
+    write_document(store, make_graph("a1", [("Alice Bob.", [], ["Alice", "Bob"])]), linker=jaccard_linker())
     assert store.get_document("documents/a0").effective_decay_class == "CURRENT"
-    store.write_document(make_graph("a2", [("Alice Bob.", [], ["Alice", "Bob"])]), linker=jaccard_linker())
+    write_document(store, make_graph("a2", [("Alice Bob.", [], ["Alice", "Bob"])]), linker=jaccard_linker())
     assert store.get_document("documents/a0").effective_decay_class == "EVERGREEN"
 
 
 def test_entity_overlap_uses_only_documents_that_share(store):
-    store.write_document(make_graph("a1", [("Alice.", [], ["Alice"])]))
-    store.write_document(make_graph("c3", [("Zed.", [], ["Zed"])]))
+    write_document(store, make_graph("a1", [("Alice.", [], ["Alice"])]))
+    write_document(store, make_graph("c3", [("Zed.", [], ["Zed"])]))
     seen = {}
 
     def spy(graph, ctx):
         seen["overlap"] = [(o.document.id, o.entity_count, o.shared) for o in ctx.entity_overlap({"alice", "bob"})]
         return []
-    store.write_document(make_graph("b2", [("Alice Bob.", [], ["Alice", "Bob"])]), linker=spy)
+    write_document(store, make_graph("b2", [("Alice Bob.", [], ["Alice", "Bob"])]), linker=spy)
     assert seen["overlap"] == [("documents/a1", 1, ["alice"])]
 
 
 def test_entity_overlap_leaves_out_documents_under_min_jaccard(store):
-    store.write_document(make_graph("a1", [("Alice.", [], ["Alice"])]))  # {alice}: 1/2 with {alice, bob}
-    store.write_document(make_graph("c3", [("Alice Carol Dan.", [], ["Alice", "Carol", "Dan"])]))  # 1/4
+    write_document(store, make_graph("a1", [("Alice.", [], ["Alice"])]))  # {alice}: 1/2 with {alice, bob}
+    write_document(store, make_graph("c3", [("Alice Carol Dan.", [], ["Alice", "Carol", "Dan"])]))  # 1/4
     seen = {}
 
     def spy(graph, ctx):
         for floor in (0.0, 0.25, 0.3, 0.5, 0.6):
             seen[floor] = [o.document.id for o in ctx.entity_overlap({"alice", "bob"}, min_jaccard=floor)]
         return []
-    store.write_document(make_graph("b2", [("Alice Bob.", [], ["Alice", "Bob"])]), linker=spy)
+    write_document(store, make_graph("b2", [("Alice Bob.", [], ["Alice", "Bob"])]), linker=spy)
     assert seen == {0.0: ["documents/a1", "documents/c3"], 0.25: ["documents/a1", "documents/c3"],
                     0.3: ["documents/a1"], 0.5: ["documents/a1"], 0.6: []}
 
 
 def test_vectors_round_trip_and_refresh(store):
-    store.write_document(make_graph("a1", [("First paragraph text.", [], []), ("Second paragraph text.", [], [])]))
+    write_document(store, make_graph("a1", [("First paragraph text.", [], []), ("Second paragraph text.", [], [])]))
     ids = ["paragraphs/a1-00002", "paragraphs/a1-00003"]
     store.put_vectors("m:test", {ids[0]: np.array([1, 0], np.float32), ids[1]: np.array([0, 1], np.float32)})
     got_ids, matrix = store.vector_matrix("m:test")
@@ -196,10 +197,10 @@ def test_vectors_round_trip_and_refresh(store):
 
 
 def test_bm25_ranks_and_filters_dates(store):
-    store.write_document(make_graph("a1", [("proof of work mining difficulty", [], []),
+    write_document(store, make_graph("a1", [("proof of work mining difficulty", [], []),
                                            ("unrelated cooking recipe", [], [])], published="2014-12-01"))
-    store.write_document(make_graph("b2", [("proof of stake validators", [], [])], published="2022-09-15"))
-    store.write_document(make_graph("c3", [("some work was done here today by the team", [], [])], published=None))
+    write_document(store, make_graph("b2", [("proof of stake validators", [], [])], published="2022-09-15"))
+    write_document(store, make_graph("c3", [("some work was done here today by the team", [], [])], published=None))
     hits = store.bm25_search(["proof", "work"], 10)
     assert hits[0].id == "paragraphs/a1-00002"
     assert all(h.score > 0 for h in hits) and [h.score for h in hits] == sorted([h.score for h in hits], reverse=True)
@@ -210,12 +211,12 @@ def test_bm25_ranks_and_filters_dates(store):
 
 
 def test_bm25_treats_query_syntax_as_text(store):
-    store.write_document(make_graph("a1", [("the NEAR operator and OR AND quotes", [], [])]))
+    write_document(store, make_graph("a1", [("the NEAR operator and OR AND quotes", [], [])]))
     assert store.bm25_search(['"NEAR', "OR", "AND*"], 5)  # no FTS syntax error
 
 
 def test_tag_overlap_scores(store):
-    store.write_document(make_graph("a1", [("p1", ["Mining", "Currency"], ["Alice"]), ("p2", ["Currency"], []),
+    write_document(store, make_graph("a1", [("p1", ["Mining", "Currency"], ["Alice"]), ("p2", ["Currency"], []),
                                            ("p3", ["Plant"], [])], entity_types={"Alice": "PERSON"}))
     hits = store.tag_overlap({"Mining": 1.0, "Currency": 0.5}, 10, types=["PERSON"], type_weight=0.2, norm=2.0)
     scores = {h.id: round(h.score, 6) for h in hits}
@@ -223,7 +224,7 @@ def test_tag_overlap_scores(store):
 
 
 def test_entity_pivot_orders_by_shared_count(store):
-    store.write_document(make_graph("a1", [("x", [], ["Alice", "Bob"]), ("y", [], ["Alice"]), ("z", [], ["Carol"])]))
+    write_document(store, make_graph("a1", [("x", [], ["Alice", "Bob"]), ("y", [], ["Alice"]), ("z", [], ["Carol"])]))
     hits = store.entity_pivot(["alice", "bob"], 10)
     assert [(h.id, sorted(h.shared)) for h in hits] == [("paragraphs/a1-00002", ["alice", "bob"]),
                                                        ("paragraphs/a1-00003", ["alice"])]
@@ -232,12 +233,12 @@ def test_entity_pivot_orders_by_shared_count(store):
 
 def test_similar_documents_gates_every_hop(store):
     for key in ("a1", "b2", "c3", "d4"):
-        store.write_document(make_graph(key, [(f"text {key}", [], [])]))
+        write_document(store, make_graph(key, [(f"text {key}", [], [])]))
     edges = [Edge("documents/b2", "documents/a1", "SIMILAR_TO", {"weight": 0.8, "verb": "v1", "summary": "s1"}),
              Edge("documents/c3", "documents/b2", "SIMILAR_TO", {"weight": 0.1, "verb": "v2", "summary": "s2",
                                                                  "tags": ["Mining"]}),
              Edge("documents/d4", "documents/c3", "SIMILAR_TO", {"weight": 0.9, "verb": "v3", "summary": "s3"})]
-    store.write_document(make_graph("e5", [("linker host", [], [])]), linker=lambda g, ctx: edges)
+    write_document(store, make_graph("e5", [("linker host", [], [])]), linker=lambda g, ctx: edges)
     one = store.similar_documents(["documents/a1"], 1, min_weight=0.3)
     assert [(l.document_id, l.hops, l.verb) for l in one] == [("documents/b2", 1, "v1")]
     # c3 is reachable from b2 only through a weak edge without a matching tag: blocked at hop 2
@@ -250,7 +251,7 @@ def test_similar_documents_gates_every_hop(store):
 
 def test_similar_documents_keeps_the_shortest_then_strongest_path(store):
     for key in ("a1", "b2", "c3", "d4", "f6"):
-        store.write_document(make_graph(key, [(f"text {key}", [], [])]))
+        write_document(store, make_graph(key, [(f"text {key}", [], [])]))
 
     def sim(a: str, b: str, w: float, verb: str) -> Edge:
         return Edge(f"documents/{a}", f"documents/{b}", "SIMILAR_TO", {"weight": w, "verb": verb})
@@ -258,7 +259,7 @@ def test_similar_documents_keeps_the_shortest_then_strongest_path(store):
     # c3: two 2-hop paths (0.9·0.5 through b2, 0.4·0.9 through d4); f6: one weak hop beats a strong 2-hop path
     edges = [sim("a1", "b2", 0.9, "ab"), sim("c3", "b2", 0.5, "bc"), sim("a1", "d4", 0.4, "ad"),
              sim("d4", "c3", 0.9, "dc"), sim("f6", "a1", 0.35, "af"), sim("b2", "f6", 0.9, "bf")]
-    store.write_document(make_graph("e5", [("linker host", [], [])]), linker=lambda g, ctx: edges)
+    write_document(store, make_graph("e5", [("linker host", [], [])]), linker=lambda g, ctx: edges)
     links = store.similar_documents(["documents/a1"], 2, min_weight=0.3)
     got = [(l.document_id, l.hops, l.verb, round(l.path_weight, 3), l.weight) for l in links]
     assert got == [("documents/b2", 1, "ab", 0.9, 0.9), ("documents/c3", 2, "bc", 0.45, 0.5),
@@ -287,15 +288,15 @@ def test_similar_documents_min_path_weight_only_leaves_out_weak_paths(store):
 
 
 def test_structural_neighbours(store):
-    store.write_document(make_graph("a1", [("p1 text", [], []), ("p2 text", [], []), ("p3 text", [], [])]))
+    write_document(store, make_graph("a1", [("p1 text", [], []), ("p2 text", [], []), ("p3 text", [], [])]))
     got = {(n.id, n.hops) for n in store.structural_neighbours(["paragraphs/a1-00002"], 2)}
     # NEXT_PARA to p2 (1 hop), p3 (2 hops); parent section (1 hop), its other children (2 hops); never the document
     assert got == {("paragraphs/a1-00003", 1), ("sections/a1-00001", 1), ("paragraphs/a1-00004", 2)}
 
 
 def test_update_edges_replaces_attributes(store):
-    store.write_document(make_graph("a1", [("Alice Bob.", [], ["Alice", "Bob"])]))
-    store.write_document(make_graph("b2", [("Alice Bob.", [], ["Alice", "Bob"])]), linker=jaccard_linker())
+    write_document(store, make_graph("a1", [("Alice Bob.", [], ["Alice", "Bob"])]))
+    write_document(store, make_graph("b2", [("Alice Bob.", [], ["Alice", "Bob"])]), linker=jaccard_linker())
     n = store.update_edges([Edge("documents/b2", "documents/a1", "SIMILAR_TO", {"weight": 1.0, "verb": "extends"}),
                             Edge("documents/x", "documents/y", "SIMILAR_TO", {})])
     assert n == 1
@@ -314,8 +315,8 @@ def test_meta_round_trip(store):
 
 
 def test_add_edges_skips_unknown_endpoints_and_counts_indegree(store):
-    store.write_document(make_graph("a1", [("Alice.", [], ["Alice"])]))
-    store.write_document(make_graph("b2", [("Bob.", [], ["Bob"])]))
+    write_document(store, make_graph("a1", [("Alice.", [], ["Alice"])]))
+    write_document(store, make_graph("b2", [("Bob.", [], ["Bob"])]))
     n = store.add_edges([Edge("documents/b2", "documents/a1", "SIMILAR_TO", {"weight": 0.5}),
                          Edge("documents/b2", "documents/zz", "SIMILAR_TO", {"weight": 0.5})])
     assert n == 1
@@ -324,14 +325,14 @@ def test_add_edges_skips_unknown_endpoints_and_counts_indegree(store):
 
 
 def test_update_document_patches_fields(store):
-    store.write_document(make_graph("a1", [("Alice.", [], [])]))
+    write_document(store, make_graph("a1", [("Alice.", [], [])]))
     assert store.update_document("documents/a1", {"token_usage": {"prompt": 10}}) is True
     assert store.get_document("documents/a1").token_usage == {"prompt": 10}
     assert store.update_document("documents/zz", {"title": "x"}) is False
 
 
 def test_relation_degrees(store):
-    store.write_document(make_graph("a1", [("Alice Bob.", [], ["Alice", "Bob"]), ("Alice Carol.", [], ["Alice", "Carol"])]))
+    write_document(store, make_graph("a1", [("Alice Bob.", [], ["Alice", "Bob"]), ("Alice Carol.", [], ["Alice", "Carol"])]))
     deg = store.relation_degrees(["entities/alice", "entities/bob", "entities/nobody"], "RELATED_TO")
     assert deg == {"entities/alice": 2, "entities/bob": 1}
 
@@ -347,24 +348,24 @@ def _asked(graph, questions):
 
 def test_shared_questions_link_paragraphs_both_ways(store):
     a1, a3, b2 = "paragraphs/a1-00002", "paragraphs/a1-00003", "paragraphs/b2-00002"
-    store.write_document(_asked(make_graph("a1", [("GPL 3 came out in 2007.", [], []), ("Other text.", [], [])]),
+    write_document(store, _asked(make_graph("a1", [("GPL 3 came out in 2007.", [], []), ("Other text.", [], [])]),
                                 [(0, "When was GPL 3 published?"), (1, "What else?")]))
     assert store.edges(relations=["ANSWERS_SAME"]) == []  # nothing shares a question yet
     second = lambda: _asked(make_graph("b2", [("Version 3 appeared on 29 June 2007.", [], [])]),  # noqa: E731
                             [(0, "when was GPL 3  published"), (0, "Who published it?")])
-    store.write_document(second())
+    write_document(store, second())
     edges = {(e.from_id, e.to_id): e.attrs for e in store.edges(relations=["ANSWERS_SAME"])}
     assert edges == {(a1, b2): {"shared_query": "When was GPL 3 published?", "shared_query_norm": "when was gpl 3 published"},
                      (b2, a1): {"shared_query": "when was GPL 3  published", "shared_query_norm": "when was gpl 3 published"}}
     hits = store.answers_same([a1, a3])
     assert [(h.seed, h.id, h.document_id, h.question, h.question_norm) for h in hits] == \
         [(a1, b2, "documents/b2", "When was GPL 3 published?", "when was gpl 3 published")]
-    store.write_document(second(), replaces=["documents/b2"])  # a rebuild neither duplicates nor loses links
+    write_document(store, second(), replaces=["documents/b2"])  # a rebuild neither duplicates nor loses links
     assert len(store.edges(relations=["ANSWERS_SAME"])) == 2
     assert _sound(store) == []
     store.delete_document("documents/b2")
     assert store.edges(relations=["ANSWERS_SAME"]) == [] and store.answers_same([a1]) == []
-    store.write_document(second())  # a1's questions outlived b2: the link comes back
+    write_document(store, second())  # a1's questions outlived b2: the link comes back
     assert {h.id for h in store.answers_same([a1])} == {b2}
 
 def test_crawl_pages_round_trip_filter_and_keep_discovery_order(store):
@@ -393,7 +394,7 @@ def test_crawl_pages_by_many_urls(store):
 
 
 def test_snapshot_reads_one_state_and_nests(store):
-    store.write_document(make_graph("a1", [("Alpha text.", [], [])]))
+    write_document(store, make_graph("a1", [("Alpha text.", [], [])]))
     with store.snapshot():
         with store.snapshot():
             nodes = store.document_nodes("documents/a1")
@@ -410,11 +411,11 @@ def _lists(store, doc="a1"):
 
 
 def _three_docs(store):
-    store.write_document(make_graph("a1", [("Bitcoin and BTC.", [], ["Bitcoin", "BTC"]),
+    write_document(store, make_graph("a1", [("Bitcoin and BTC.", [], ["Bitcoin", "BTC"]),
                                            ("Satoshi wrote Bitcoin.", [], ["Satoshi", "Bitcoin"]),
                                            ("BTC price.", [], ["BTC"])]))
-    store.write_document(make_graph("b2", [("BTC and Satoshi.", [], ["BTC", "Satoshi"])]))
-    store.write_document(make_graph("c3", [("Ethereum only.", [], ["Ethereum"])]))
+    write_document(store, make_graph("b2", [("BTC and Satoshi.", [], ["BTC", "Satoshi"])]))
+    write_document(store, make_graph("c3", [("Ethereum only.", [], ["Ethereum"])]))
 
 
 def test_merge_repoints_mentions_counts_and_rollups(store):
@@ -466,11 +467,11 @@ def test_reingest_after_merge_keeps_it_and_undo_restores(store):
     from .builders import atlas_state
 
     doc = lambda: make_graph("b2", [("BTC and Satoshi.", [], ["BTC", "Satoshi"])])  # noqa: E731
-    store.write_document(make_graph("a1", [("Bitcoin.", [], ["Bitcoin"])]))
-    store.write_document(doc())
+    write_document(store, make_graph("a1", [("Bitcoin.", [], ["Bitcoin"])]))
+    write_document(store, doc())
     before = atlas_state(store)
     merge(store, ["btc"], "bitcoin")
-    store.write_document(doc(), replaces=["documents/b2"])
+    write_document(store, doc(), replaces=["documents/b2"])
     assert _lists(store, "b2") == {"00002": ["bitcoin", "satoshi"]}  # the re-ingested mention reaches the survivor
     assert {e.slug for e in store.get_entities()} == {"bitcoin", "satoshi"}
     assert _sound(store) == []
@@ -483,9 +484,9 @@ def test_a_spelling_variant_follows_the_merge_and_its_undo(store):
     from ohara_lab.entities.curation import merge, undo
 
 
-    store.write_document(make_graph("a1", [("Bitcoin.", [], ["Bitcoin"]), ("BTC.", [], ["BTC"])]))
+    write_document(store, make_graph("a1", [("Bitcoin.", [], ["Bitcoin"]), ("BTC.", [], ["BTC"])]))
     merge(store, ["btc"], "bitcoin")
-    store.write_document(make_graph("c3", [("B.T.C. is BTC.", [], ["B.T.C."])]))  # same norm_key as the merged BTC
+    write_document(store, make_graph("c3", [("B.T.C. is BTC.", [], ["B.T.C."])]))  # same norm_key as the merged BTC
     assert _lists(store, "c3") == {"00002": ["bitcoin"]}
     undo(store)
     # where ingest sends it without the merge: to BTC, by norm_key
@@ -510,14 +511,14 @@ def test_undo_out_of_order_is_refused_when_steps_overlap(store):
 def test_clean_removes_noise_and_routes_it_away(store):
     from ohara_lab.entities.curation import clean, noise
 
-    store.write_document(make_graph("a1", [("Hash and Alice.", [], ["a1b2c3d4e5f6a7b8c9d0e1f2", "Alice", "--"])]))
+    write_document(store, make_graph("a1", [("Hash and Alice.", [], ["a1b2c3d4e5f6a7b8c9d0e1f2", "Alice", "--"])]))
     found = noise(store)
     assert found["a1b2c3d4e5f6a7b8c9d0e1f2"] == "opaque identifier"
     assert sorted(found.values()) == ["no letters in the name", "opaque identifier"]
     op = clean(store)
     assert [e.slug for e in store.get_entities()] == ["alice"]
     assert op.before["reasons"]["a1b2c3d4e5f6a7b8c9d0e1f2"] == "opaque identifier"
-    store.write_document(make_graph("a1", [("Hash and Alice.", [], ["a1b2c3d4e5f6a7b8c9d0e1f2", "Alice", "--"])]),
+    write_document(store, make_graph("a1", [("Hash and Alice.", [], ["a1b2c3d4e5f6a7b8c9d0e1f2", "Alice", "--"])]),
                          replaces=["documents/a1"])
     assert [e.slug for e in store.get_entities()] == ["alice"]
     assert _sound(store) == []
@@ -527,7 +528,7 @@ def test_dedup_merges_same_norm_key_into_the_most_mentioned(store):
     from ohara_lab.entities.curation import dedup
 
     # two spellings new in one document are both stored; dedup folds them (spec §2.12)
-    store.write_document(make_graph("a1", [("GPLv3 here.", [], ["GPLv3"]), ("GPL v3 and GPL v3.", [], ["GPL v3"]),
+    write_document(store, make_graph("a1", [("GPLv3 here.", [], ["GPLv3"]), ("GPL v3 and GPL v3.", [], ["GPL v3"]),
                                            ("GPL v3 again.", [], ["GPL v3"])]))
     assert {e.slug for e in store.get_entities()} == {"gplv3", "gpl-v3"}
     ops = dedup(store)
@@ -548,7 +549,7 @@ def test_graph_version_moves_with_every_change(store):
     from ohara_lab.entities.curation import merge
 
     v0 = store.get_meta("graph_version", 0)
-    store.write_document(make_graph("a1", [("Alice and Bob.", [], ["Alice", "Bob"])]))
+    write_document(store, make_graph("a1", [("Alice and Bob.", [], ["Alice", "Bob"])]))
     v1 = store.get_meta("graph_version")
     merge(store, ["bob"], "alice")
     v2 = store.get_meta("graph_version")
@@ -560,12 +561,12 @@ def test_reingest_is_idempotent_when_an_entity_lives_only_in_that_document(store
     from .builders import atlas_state
 
     # b2 spells one entity two ways; once a1 is gone, BTC lives only in b2
-    store.write_document(make_graph("a1", [("BTC.", [], ["BTC"])]))
+    write_document(store, make_graph("a1", [("BTC.", [], ["BTC"])]))
     doc = lambda: make_graph("b2", [("BTC here.", [], ["BTC"]), ("B.T.C. there.", [], ["B.T.C."])])  # noqa: E731
-    store.write_document(doc())
+    write_document(store, doc())
     store.delete_document("documents/a1")
     before = atlas_state(store)
-    store.write_document(doc(), replaces=["documents/b2"])
+    write_document(store, doc(), replaces=["documents/b2"])
     assert atlas_state(store) == before
     assert [(e.slug, e.mention_count) for e in store.get_entities()] == [("btc", 2)]
 
@@ -575,19 +576,19 @@ def test_reingest_keeps_the_record_of_an_entity_that_lives_only_in_that_document
 
     # b2's spelling becomes an alias of a1's BTC; once a1 is gone, BTC lives only in b2 and leaves
     # with it during a re-ingest, which must write it back as the atlas knew it (name and alias)
-    store.write_document(make_graph("a1", [("BTC.", [], ["BTC"])]))
+    write_document(store, make_graph("a1", [("BTC.", [], ["BTC"])]))
     doc = lambda: make_graph("b2", [("B.T.C. there.", [], ["B.T.C."])])  # noqa: E731
-    store.write_document(doc())
+    write_document(store, doc())
     store.delete_document("documents/a1")
     before = atlas_state(store)
-    store.write_document(doc(), replaces=["documents/b2"])
+    write_document(store, doc(), replaces=["documents/b2"])
     assert atlas_state(store) == before
     assert [(e.slug, e.name, e.aliases) for e in store.get_entities()] == [("btc", "BTC", ["B.T.C."])]
 
 
 def test_passage_entity_graph_rows_and_version(store):
     v0 = store.graph_version()
-    store.write_document(make_graph("a1", [("Alice met Bob in 2001.", [], ["Alice", "Bob"]),
+    write_document(store, make_graph("a1", [("Alice met Bob in 2001.", [], ["Alice", "Bob"]),
                                            ("Carol stayed.", [], ["Carol"])]))
     v1 = store.graph_version()
     assert v1 > v0
@@ -601,8 +602,8 @@ def test_passage_entity_graph_rows_and_version(store):
 
 
 def test_replace_edges_swaps_one_relation_and_never_dangles(store):
-    store.write_document(make_graph("a1", [("Alice and Alicia.", [], ["Alice", "Alicia"])]))
-    store.write_document(make_graph("b2", [("Bob alone.", [], ["Bob"])]))
+    write_document(store, make_graph("a1", [("Alice and Alicia.", [], ["Alice", "Alicia"])]))
+    write_document(store, make_graph("b2", [("Bob alone.", [], ["Bob"])]))
     syn = lambda a, b, w: Edge(f"entities/{a}", f"entities/{b}", "SYNONYM_OF", {"weight": w})  # noqa: E731
     assert store.replace_edges("SYNONYM_OF", [syn("alice", "alicia", 0.9), syn("alice", "nobody", 0.9)]) == 1
     assert store.replace_edges("SYNONYM_OF", [syn("alice", "alicia", 0.95), syn("alicia", "bob", 0.85)]) == 2
@@ -616,7 +617,7 @@ def test_replace_edges_swaps_one_relation_and_never_dangles(store):
 
 
 def test_bm25_max_score_bounds_every_bm25_hit(store):
-    store.write_document(make_graph("a1", [("Alpha beta gamma.", [], []), ("Alpha alpha delta.", [], []),
+    write_document(store, make_graph("a1", [("Alpha beta gamma.", [], []), ("Alpha alpha delta.", [], []),
                                            ("Epsilon zeta eta theta.", [], [])]))
     ceiling = store.bm25_max_score(["alpha", "delta"])
     hits = store.bm25_search(["alpha", "delta"], 10)
@@ -627,10 +628,10 @@ def test_bm25_max_score_bounds_every_bm25_hit(store):
 
 def test_bm25_max_score_follows_writes_and_deletes(store):
     """The ceiling reads corpus figures (row count, document frequencies) that a write or delete changes."""
-    store.write_document(make_graph("a1", [("Alpha beta.", [], []), ("Gamma delta.", [], [])]))
+    write_document(store, make_graph("a1", [("Alpha beta.", [], []), ("Gamma delta.", [], [])]))
     first = store.bm25_max_score(["alpha"])
     assert first == pytest.approx(_ceiling(store, "alpha"))
-    store.write_document(make_graph("b2", [("Alpha again.", [], []), ("Epsilon.", [], []), ("Zeta.", [], [])]))
+    write_document(store, make_graph("b2", [("Alpha again.", [], []), ("Epsilon.", [], []), ("Zeta.", [], [])]))
     more = store.bm25_max_score(["alpha"])
     assert more != pytest.approx(first) and more == pytest.approx(_ceiling(store, "alpha"))
     store.delete_document("documents/b2")
@@ -639,7 +640,7 @@ def test_bm25_max_score_follows_writes_and_deletes(store):
 
 def test_term_document_counts_use_the_index_analyser(store):
     """Rows per token, with the full-text analyser's stemming and case folding; 0 for a word the atlas lacks."""
-    store.write_document(make_graph("a1", [("Licences were granted.", [], []), ("A licence, LICENCES.", [], []),
+    write_document(store, make_graph("a1", [("Licences were granted.", [], []), ("A licence, LICENCES.", [], []),
                                            ("Émile wrote it.", [], [])]))
     counts = store.term_document_counts(["licence", "granted", "zqxv", "emile", "licence"])
     assert counts == {"licence": 2, "granted": 1, "zqxv": 0, "emile": 1}

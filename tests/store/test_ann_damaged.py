@@ -21,6 +21,7 @@ pytest.importorskip("faiss", reason="the HNSW index needs the dense extra: pip i
 
 from ohara_lab import Atlas  # noqa: E402 - after the skip guard
 from ohara_lab.store.sqlite import SqliteStore  # noqa: E402
+from ohara_lab.ingest.writeset import write_document
 from tests.store.builders import make_graph  # noqa: E402
 
 DIM = 32
@@ -44,7 +45,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, np.ndarray, l
             rows = _unit(rng.standard_normal((200, DIM)))
             graph.vectors = {p.id: rows[i] for i, p in enumerate(graph.paragraphs)}
             graph.vector_model = MODEL
-            store.write_document(graph)
+            write_document(store, graph)
         store.sync_vector_index()
     queries = _unit(rng.standard_normal((QUERIES, DIM)))
     with SqliteStore(directory, read_only=True, ann_threshold=0) as exact:  # threshold 0: never the index

@@ -28,6 +28,7 @@ from ohara_lab.store.arango import ArangoStore  # noqa: E402
 from ohara_lab.store.arango_connect import parse_url  # noqa: E402
 from ohara_lab.store.protocol import GraphStore, TextHit  # noqa: E402
 from ohara_lab.store.protocol import DuplicateDocument  # noqa: E402
+from ohara_lab.ingest.writeset import write_document
 
 from .arango_stub import WireRecorder  # noqa: E402
 from .builders import make_graph  # noqa: E402
@@ -74,7 +75,7 @@ def _error_codes(store):
 
 
 def test_check_finds_count_drift_on_a_real_server(store):
-    store.write_document(make_graph("a1", [("Alice and Bob.", [], ["Alice", "Bob"])]))
+    write_document(store, make_graph("a1", [("Alice and Bob.", [], ["Alice", "Bob"])]))
     store.db.aql.execute("FOR e IN entities FILTER e._key == @k UPDATE e WITH {mention_count: 5} IN entities",
                          bind_vars={"k": "alice"})
     store.db.aql.execute("FOR e IN edges FILTER e.relation == @r UPDATE e WITH {attrs: {count: 9}} IN edges",
@@ -83,13 +84,13 @@ def test_check_finds_count_drift_on_a_real_server(store):
 
 
 def test_check_finds_orphans_on_a_real_server(store):
-    store.write_document(make_graph("a1", [("Alpha text.", [], ["Alice"])]))
+    write_document(store, make_graph("a1", [("Alpha text.", [], ["Alice"])]))
     store.db.aql.execute("FOR d IN documents REMOVE d IN documents")
     assert {"DANGLING_EDGE", "ORPHANED_NODE"} <= _error_codes(store)
 
 
 def test_reopening_is_idempotent_on_a_real_server(store):
-    store.write_document(make_graph("a1", [("Alpha text.", [], [])]))
+    write_document(store, make_graph("a1", [("Alpha text.", [], [])]))
     again = ArangoStore.connect(replace(parse_url(ARANGO_URL), database=store.db.name), wait_for_search_sync=True)
     try:
         assert again.stats()["paragraphs"] == 1 and again.check() == []
@@ -221,7 +222,7 @@ def test_write_sends_every_value_as_a_bind_variable(wire, wired):
                               ("Second paragraph about ledgers.", [], ["Bitcoin"])])
     data = _data_strings(graph)
     wire.clear()
-    wired.write_document(graph)
+    write_document(wired, graph)
     _assert_well_formed(wire)
     for r in wire.cursors():
         leaked = [s for s in data if s in r.body["query"]]
@@ -232,7 +233,7 @@ def test_write_sends_every_value_as_a_bind_variable(wire, wired):
 
 def test_a_write_is_one_transaction_committed_once(wire, wired):
     wire.clear()
-    wired.write_document(make_graph("a1", [("Alice and Bob.", [], ["Alice", "Bob"])]))
+    write_document(wired, make_graph("a1", [("Alice and Bob.", [], ["Alice", "Bob"])]))
     calls = wire.transaction_calls()
     assert calls == [("begin", "trx1"), ("commit", "trx1")]
     begin = next(r for r in wire.requests if r.path == "/_api/transaction/begin")
@@ -247,7 +248,7 @@ def test_a_failing_linker_aborts_and_never_commits(wire, wired):
         raise RuntimeError("crash in the middle of the write")
     wire.clear()
     with pytest.raises(RuntimeError):
-        wired.write_document(make_graph("b2", [("Beta and Bitcoin.", [], ["Bitcoin"])]), linker=broken_linker)
+        write_document(wired, make_graph("b2", [("Beta and Bitcoin.", [], ["Bitcoin"])]), linker=broken_linker)
     assert wire.transaction_calls() == [("begin", "trx1"), ("abort", "trx1")]
     assert all(r.trx == "trx1" for r in wire.cursors())
 
@@ -256,7 +257,7 @@ def test_a_duplicate_document_aborts(wire, wired):
     wire.reply_when("d.file_hash == @hash", [1])
     wire.clear()
     with pytest.raises(DuplicateDocument):
-        wired.write_document(make_graph("a1", [("Alpha.", [], [])]))
+        write_document(wired, make_graph("a1", [("Alpha.", [], [])]))
     assert wire.transaction_calls() == [("begin", "trx1"), ("abort", "trx1")]
 
 
@@ -264,7 +265,7 @@ def test_unstorable_keys_are_refused_before_any_transaction(wire, wired):
     graph = make_graph("a1", [("Alpha.", [], ["x" * 300])])
     wire.clear()
     with pytest.raises(StoreError, match="cannot be stored"):
-        wired.write_document(graph)
+        write_document(wired, graph)
     assert wire.transaction_calls() == []
 
 
@@ -397,7 +398,7 @@ def test_curation_and_analytics_primitives_send_well_formed_parameterised_aql(wi
     wired.put_analytics("communities", {"0": {"members": [secret]}}, {"graph_version": 1})
     wired.get_analytics("communities", [secret])
     wired.get_analytics("communities")
-    wired.write_document(make_graph("a1", [("Alice and Bob.", [], ["Alice", "Bob"])]))
+    write_document(wired, make_graph("a1", [("Alice and Bob.", [], ["Alice", "Bob"])]))
     _assert_well_formed(wire)
     assert [r.body["query"] for r in wire.cursors() if secret in r.body["query"]] == []
     assert sum(_sent(r, secret) for r in wire.cursors()) >= 10

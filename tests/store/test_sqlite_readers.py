@@ -14,6 +14,7 @@ import pytest
 
 from ohara_lab.errors import StoreError
 from ohara_lab.store.sqlite import SqliteStore
+from ohara_lab.ingest.writeset import write_document
 
 from tests.support import write_lock_held
 
@@ -24,9 +25,9 @@ from .builders import make_graph
 def atlas_dir(tmp_path):
     path = tmp_path / "atlas"
     with SqliteStore(path) as writer:
-        writer.write_document(make_graph("a1", [("Alpha text about Alice.", ["Text"], ["Alice"]),
+        write_document(writer, make_graph("a1", [("Alpha text about Alice.", ["Text"], ["Alice"]),
                                                 ("More alpha text.", [], [])]))
-        writer.write_document(make_graph("b2", [("Beta text about Bob.", [], ["Bob"])]))
+        write_document(writer, make_graph("b2", [("Beta text about Bob.", [], ["Bob"])]))
     return path
 
 

@@ -6,6 +6,7 @@ import sqlite3
 import pytest
 
 from ohara_lab.store.sqlite import SqliteStore
+from ohara_lab.ingest.writeset import write_document
 
 from .builders import dense_similar_graph, make_graph
 from .contract import *  # noqa: F401,F403 - the contract suite
@@ -34,20 +35,20 @@ def _codes(store):
 
 
 def test_check_finds_a_missing_fts_row(store):
-    store.write_document(make_graph("a1", [("Alpha text.", [], [])]))
+    write_document(store, make_graph("a1", [("Alpha text.", [], [])]))
     store.conn.execute("DELETE FROM fts WHERE node_id = 'paragraphs/a1-00002'")
     assert "FTS_MISSING" in _codes(store)
 
 
 def test_check_finds_dangling_edges_and_orphans(store):
-    store.write_document(make_graph("a1", [("Alpha text.", [], ["Alice"])]))
+    write_document(store, make_graph("a1", [("Alpha text.", [], ["Alice"])]))
     store.conn.execute("DELETE FROM documents")
     codes = _codes(store)
     assert {"DANGLING_EDGE", "ORPHANED_NODE"} <= codes
 
 
 def test_check_finds_count_drift(store):
-    store.write_document(make_graph("a1", [("Alice and Bob.", [], ["Alice", "Bob"])]))
+    write_document(store, make_graph("a1", [("Alice and Bob.", [], ["Alice", "Bob"])]))
     store.conn.execute("UPDATE entities SET mention_count = 5 WHERE slug = 'alice'")
     store.conn.execute("UPDATE edges SET attrs = '{\"count\": 9}' WHERE relation = 'RELATED_TO'")
     assert {"ENTITY_COUNT_MISMATCH", "RELATED_TO_MISMATCH"} <= _codes(store)
@@ -59,7 +60,7 @@ def test_wal_mode_and_busy_timeout(store):
 
 
 def test_unique_rule_is_in_the_schema(store):
-    store.write_document(make_graph("a1", [("Alpha text.", [], [])]))
+    write_document(store, make_graph("a1", [("Alpha text.", [], [])]))
     with pytest.raises(sqlite3.IntegrityError):
         store.conn.execute("INSERT INTO edges(from_id, to_id, relation) SELECT from_id, to_id, relation FROM edges LIMIT 1")
 

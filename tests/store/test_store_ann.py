@@ -17,6 +17,7 @@ from ohara_lab import Atlas  # noqa: E402 - after the skip guard
 from ohara_lab.store.ann import FORMAT_VERSION, HnswIndex, IndexDamaged  # noqa: E402
 from ohara_lab.store.vectors import knn  # noqa: E402
 from ohara_lab.store.sqlite import SqliteStore  # noqa: E402
+from ohara_lab.ingest.writeset import write_document
 from tests.store.builders import make_graph  # noqa: E402
 
 DIM = 48
@@ -156,7 +157,7 @@ def _write_docs(store: SqliteStore, keys: list[str], per_doc: int, rng: np.rando
         rows = _clustered(rng, per_doc)
         graph.vectors = {p.id: rows[i] for i, p in enumerate(graph.paragraphs)}
         graph.vector_model = MODEL
-        store.write_document(graph)
+        write_document(store, graph)
         vectors.update(graph.vectors)
     return vectors
 
