@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from ohara_lab.records import SIMILAR_TO
 from ohara_lab.render import shorten
 
 from .graph_views import graph_html
@@ -105,7 +106,7 @@ class AnalyticsPanel(w.VBox):
         cells = [("documents", stats.get("documents")), ("sections", stats.get("sections")),
                  ("paragraphs", stats.get("paragraphs")), ("tables", stats.get("tables")),
                  ("entities", stats.get("entities")), ("edges", sum(edges.values())),
-                 ("SIMILAR_TO", edges.get("SIMILAR_TO", 0)), ("partial documents", stats.get("partial_documents"))]
+                 (SIMILAR_TO, edges.get(SIMILAR_TO, 0)), ("partial documents", stats.get("partial_documents"))]
         self.totals.value = "<table>" + "".join(
             f'<tr><td class="ohara-muted">{esc(k)}</td><td><b>{esc(v)}</b></td></tr>' for k, v in cells) + "</table>"
         rows = self.atlas.feedback_log()

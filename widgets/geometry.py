@@ -17,18 +17,19 @@ import numpy as np
 
 from ohara_lab.layout.colors import hex_to_rgb
 from ohara_lab.layout.maplayout import MapLayout
+from ohara_lab.records import CONTRADICTS, HAS_CHILD, MENTIONS, NEXT_PARA, NEXT_SIBLING, PRECEDES, SIMILAR_TO
 
 SIZE_STEP = 3.0  # nodes whose map size rounds to the same multiple share one draw call
 DIM_TARGET = hex_to_rgb("#4B3D2D")  # spec §6: unrelated nodes lerp 72 % towards it
 DIM_AMOUNT = 0.72
 EDGE_COLORS = {
-    "HAS_CHILD": "#586e75",
-    "NEXT_SIBLING": "#93a1a1",
-    "NEXT_PARA": "#657b83",
-    "MENTIONS": "#d33682",
-    "SIMILAR_TO": "#b58900",
-    "CONTRADICTS": "#dc322f",
-    "PRECEDES": "#6c71c4",
+    HAS_CHILD: "#586e75",
+    NEXT_SIBLING: "#93a1a1",
+    NEXT_PARA: "#657b83",
+    MENTIONS: "#d33682",
+    SIMILAR_TO: "#b58900",
+    CONTRADICTS: "#dc322f",
+    PRECEDES: "#6c71c4",
     "TAG_TETHER": "#5c4a12",  # dim: tethers are many and only orient the eye
 }
 OTHER_EDGE_COLOR = "#839496"
