@@ -30,6 +30,7 @@ from ..ids import document_id, entity_id, norm_key, slugify
 from ..ids import node_id as make_id
 from ..records import MENTIONS, RELATED_TO, Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
 from ..store import common
+from ..store.protocol import Routes
 from .intake import routed
 from .rules import is_opaque
 
@@ -55,7 +56,7 @@ def _entities(store: GraphStore, slugs: Iterable[str]) -> dict[str, Entity]:
     return found
 
 
-def _routes(store: GraphStore, *, without: int | None = None) -> common.Routes:
+def _routes(store: GraphStore, *, without: int | None = None) -> Routes:
     return {(node, src): (dst, op) for op, node, src, dst in store.entity_routes() if op != without}
 
 
@@ -255,7 +256,7 @@ def undo(store: GraphStore, op_id: int | None = None, *, actor: str = "user") ->
     return replace(op, undone_at=utc_now(), undone_by=actor)
 
 
-def _variant_routes(store: GraphStore, op: EntityOp, restored: list[NodeEntities]) -> common.Routes:
+def _variant_routes(store: GraphStore, op: EntityOp, restored: list[NodeEntities]) -> Routes:
     """Routes by norm_key that ingest gave restored slugs which are no entity (spelling variants), other steps only."""
     listed = {s for n in restored for s in n.slugs}
     missing = listed - {e["slug"] for e in op.before.get("entities", [])} - {e.slug for e in store.get_entities(listed)}

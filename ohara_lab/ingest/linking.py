@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from ..dates import first_day
 from ..records import CONTRADICTS, PRECEDES, SIMILAR_TO, Document, DocumentGraph, Edge
@@ -81,7 +82,9 @@ def _title_words(title: str) -> set[str]:
 
 def same_work(a: str, b: str) -> bool:
     """Two titles name the same work (editions, versions): equal main titles before any subtitle."""
-    main = lambda t: _title_words(re.split(r"[:(—–]| - ", t, maxsplit=1)[0])  # noqa: E731
+    def main(t: str) -> set[str]:
+        return _title_words(re.split(r"[:(—–]| - ", t, maxsplit=1)[0])
+
     ma, mb = main(a), main(b)
     return bool(ma) and ma == mb
 
@@ -98,11 +101,13 @@ def _relation(newer: Document, older: Document, jaccard: float) -> str:
 VERBS = {"supersedes": "supersedes", "extends": "builds on", "discusses": "discusses the same entities as"}
 
 
-def _attrs(facts: LinkFacts, graph: DocumentGraph) -> dict:
+def _attrs(facts: LinkFacts, graph: DocumentGraph) -> dict[str, Any]:
     names = {e.slug: e.name for e in graph.entities}
     shared_names = [names.get(s, s) for s in facts.shared[:5]]
     tags = [t for t in facts.newer.sumo_tags[:20] if t in set(facts.older.sumo_tags[:20])][:4]
-    years = lambda d: f" ({d.published_date[:4]})" if d.published_date else ""  # noqa: E731
+    def years(d: Document) -> str:
+        return f" ({d.published_date[:4]})" if d.published_date else ""
+
     summary = (f"{facts.newer.title}{years(facts.newer)} {VERBS[facts.relation]} {facts.older.title}"
                f"{years(facts.older)}; shared: {', '.join(shared_names)}")
     return {
@@ -118,7 +123,7 @@ def _attrs(facts: LinkFacts, graph: DocumentGraph) -> dict:
     }
 
 
-def _edges(facts: LinkFacts, attrs: dict) -> list[Edge]:
+def _edges(facts: LinkFacts, attrs: dict[str, Any]) -> list[Edge]:
     edges = [Edge(facts.newer.id, facts.older.id, SIMILAR_TO, attrs)]
     if facts.relation == "supersedes" or attrs.get("contradiction_note"):
         note = attrs.get("contradiction_note") or attrs["summary"]

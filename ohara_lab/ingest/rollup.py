@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..records import Document
+from ..records import Document, Paragraph, Table
 from ..store.common import frequency_order
 from .transform import Structure
 
@@ -16,7 +16,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 def rollup(document: Document, structure: Structure) -> None:
     """Frequency-ordered tags (index 0 = dominant) and the description; the entity rollup waits for
     the write, where the document's mentions have met the atlas (`rollup_entities`, once)."""
-    nodes = [*structure.paragraphs, *structure.tables]
+    nodes: list[Paragraph | Table] = [*structure.paragraphs, *structure.tables]
     document.sumo_tags = frequency_order(node.sumo_tags for node in nodes)
     if not document.description:
         document.description = describe(structure)

@@ -40,7 +40,7 @@ from .arango_curation import ArangoCurationMixin
 from .arango_schema import EDGES, NODE_COLLECTIONS, WRITE_COLLECTIONS, ensure_schema
 from .arango_search import ArangoSearchMixin
 from .arango_write import WriteSteps, check_keys
-from .protocol import WriteSet
+from .protocol import SharedQuestion, WriteSet
 
 LOCK_TIMEOUT_S = 60  # like SQLite's busy timeout: wait this long for another writer
 
@@ -328,7 +328,7 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
                 "SORT e.seq, e._key RETURN [e._from, e._to, e.relation, e.attrs]"
         return [Edge(f, t, r, a or {}) for f, t, r, a in rows(self.db, query, bind)]
 
-    def answers_same(self, ids: Iterable[str]) -> list[common.SharedQuestion]:
+    def answers_same(self, ids: Iterable[str]) -> list[SharedQuestion]:
         """Paragraphs linked by ANSWERS_SAME from `ids`, with the shared question (by seed, then target id)."""
         found = rows(self.db, f"""
             FOR e IN edges FILTER e._from IN @ids AND e.relation == "{ANSWERS_SAME}"
@@ -337,7 +337,7 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
               SORT e._from, e._to
               RETURN [e._from, e._to, p.document_id, e.attrs.shared_query, e.attrs.shared_query_norm]""",
                      {"ids": sorted(set(ids))})
-        return [common.SharedQuestion(s, t, d, q or "", n or "") for s, t, d, q, n in found]
+        return [SharedQuestion(s, t, d, q or "", n or "") for s, t, d, q, n in found]
 
     # ------------------------------------------------------------------ feedback
     def add_feedback(self, query: str, query_hash: str, node_id: str, rank: int | None, signal: str) -> None:

@@ -16,6 +16,7 @@ from ..records import MENTIONS, Edge, Entity, EntityChange, EntityOp, NodeEntiti
 from . import common
 from .arango_aql import bump, chunks, first, hashed_key, key_of, next_seq, record, rows
 from .arango_aql import rows as aql  # where a parameter is called `rows`
+from .protocol import Routes
 
 TEXT_NODE_COLLECTIONS = ("paragraphs", "tables")
 CURATION_COLLECTIONS = ("entity_merges", "entity_routes", "routed_nodes")
@@ -38,7 +39,7 @@ class CurationQueries:
         return set(rows(self.db, "FOR r IN entity_routes FILTER r.from_slug IN @slugs RETURN DISTINCT r.from_slug",
                         {"slugs": sorted(slugs)}))
 
-    def routes_for(self, slugs: set[str], keys: dict[str, str]) -> common.Routes:
+    def routes_for(self, slugs: set[str], keys: dict[str, str]) -> Routes:
         """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key), chains followed."""
         return common.collect_routes(slugs, keys, self._routes_leaving, self._variant_routes)
 
@@ -58,7 +59,7 @@ class CurationQueries:
                 RETURN [r.op_id, r.node_id, x.slug, r.to_slug]""",
             {"pairs": [{"slug": s, "key": k} for s, k in pairs]})]
 
-    def candidate_routes(self, slugs: set[str], keys: set[str]) -> common.Routes:
+    def candidate_routes(self, slugs: set[str], keys: set[str]) -> Routes:
         """Every route a document with these slugs and norm_keys might take, chains followed."""
         found = set(slugs)
         if keys:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from ..dates import iso_bounds
 from ..ids import norm_key
 from ..records import CONTRADICTS, PRECEDES, SIMILAR_TO, Document, Entity, NodeEntities
-from .protocol import Routes, SharedQuestion  # noqa: F401 - SharedQuestion re-exported for the stores
+from .protocol import Routes
 
 # An entity mentioned by more than this many entities in one paragraph adds no
 # useful co-occurrence signal and would cost O(n^2) RELATED_TO pairs.
@@ -76,7 +76,7 @@ def jaccard(mine: int, theirs: int, shared: int) -> float:
 
 
 def dedup(items: Iterable[T]) -> list[T]:
-    seen: set = set()
+    seen: set[T] = set()
     out = []
     for x in items:
         if x not in seen:

@@ -43,7 +43,7 @@ from ..records import (
     utc_now,
 )
 from . import common
-from .protocol import DuplicateDocument, KnownState, Overlap, Routes, WriteRows, WriteSet
+from .protocol import DuplicateDocument, KnownState, Overlap, Routes, SharedQuestion, WriteRows, WriteSet
 from .sqlite_check import run_checks
 from .sqlite_curation import SqliteCurationMixin
 from .sqlite_search import SqliteSearchMixin
@@ -610,7 +610,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         row = self.conn.execute(f"SELECT document_id FROM {collection} WHERE id=?", (nid,)).fetchone()
         if row is None:
             raise StoreError(f"cannot store a vector for unknown node {nid}")
-        return row[0]
+        return str(row[0])
 
     def _bump_vectors(self) -> None:
         self._bump("vectors_version")
@@ -760,16 +760,16 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
                     out[node] = out.get(node, 0) + n
         return out
 
-    def answers_same(self, ids: Iterable[str]) -> list[common.SharedQuestion]:
+    def answers_same(self, ids: Iterable[str]) -> list[SharedQuestion]:
         """Paragraphs linked by ANSWERS_SAME from `ids`, with the shared question (by seed, then target id)."""
-        out: list[common.SharedQuestion] = []
+        out: list[SharedQuestion] = []
         for chunk in _chunks(sorted(set(ids)), 900):
             marks = ",".join("?" * len(chunk))
             for seed, target, doc, attrs in self._q(
                     f"SELECT e.from_id, e.to_id, p.document_id, e.attrs FROM edges e JOIN paragraphs p ON p.id = e.to_id"
                     f" WHERE e.from_id IN ({marks}) AND e.relation = '{ANSWERS_SAME}' ORDER BY e.from_id, e.to_id", chunk):
                 a = json.loads(attrs)
-                out.append(common.SharedQuestion(seed, target, doc, a.get("shared_query", ""),
+                out.append(SharedQuestion(seed, target, doc, a.get("shared_query", ""),
                                                  a.get("shared_query_norm", "")))
         return out
 
@@ -811,7 +811,9 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
 
     # ------------------------------------------------------------------ stats and integrity
     def stats(self) -> dict[str, Any]:
-        count = lambda sql: self._q(sql)[0][0]  # noqa: E731
+        def count(sql: str) -> int:
+            return int(self._q(sql)[0][0])
+
         return {
             "documents": count("SELECT COUNT(*) FROM documents"),
             "sections": count("SELECT COUNT(*) FROM sections"),

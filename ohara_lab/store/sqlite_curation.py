@@ -17,6 +17,7 @@ from typing import Any
 from ..ids import entity_id
 from ..records import MENTIONS, Document, Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
 from . import common
+from .protocol import Routes
 
 TEXT_NODE_TABLES = ("paragraphs", "tables")
 
@@ -115,7 +116,7 @@ class SqliteCurationMixin:
                                                      f" WHERE from_slug IN ({marks})", chunk)}
         return out
 
-    def _candidate_routes(self, slugs: set[str], keys: set[str]) -> common.Routes:
+    def _candidate_routes(self, slugs: set[str], keys: set[str]) -> Routes:
         """Every route a document with these slugs and norm_keys might take, chains followed."""
         found = set(slugs)
         for chunk in _chunks(sorted(keys), 900):
@@ -124,7 +125,7 @@ class SqliteCurationMixin:
                                                        chunk)}
         return self.routes_for(found, {})
 
-    def routes_for(self, slugs: set[str], keys: dict[str, str]) -> common.Routes:
+    def routes_for(self, slugs: set[str], keys: dict[str, str]) -> Routes:
         """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key), chains followed."""
         return common.collect_routes(slugs, keys, self._routes_leaving, self._variant_routes)
 
