@@ -59,7 +59,7 @@ class SpeculativeCache:
     def __init__(self, max_entries: int = MAX_ENTRIES):
         self.max_entries = max_entries
         self._lock = threading.Lock()
-        self._entries: OrderedDict[str, Future] = OrderedDict()
+        self._entries: OrderedDict[str, Future[RetrievalResult]] = OrderedDict()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ohara-speculative")
         self.served = 0
 
@@ -132,6 +132,10 @@ class SpeculativeQueries:
         self.cache.clear()
         self.engine.invalidate()
 
+    def _runner(self, text: str, overrides: dict[str, Any]) -> Callable[[], RetrievalResult]:
+        """The warm-up of one explorer edge's text (bound now: the loop variable moves on)."""
+        return lambda: self.engine.query(text, **overrides)
+
     def prewarm(self, result: RetrievalResult, state: QueryState) -> None:
         """Start the frontier's likely next queries in the background (when `speculative_rag` is on)."""
         s = state.settings
@@ -142,5 +146,4 @@ class SpeculativeQueries:
             text = f"{item.edge_verb}: {item.edge_summary}" if item.edge_verb and item.edge_summary else state.query.raw
             if text == state.query.raw:
                 continue  # the query itself, just answered
-            self.cache.warm(cache_key(text, None, s),
-                            lambda text=text: self.engine.query(text, **overrides))
+            self.cache.warm(cache_key(text, None, s), self._runner(text, overrides))
