@@ -40,6 +40,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import networkx as nx
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "ohara_lab"
 DP_LIMIT = 22  # exact ordering up to 2**22 subsets per component
@@ -66,37 +68,14 @@ def package_graph(package: str = PACKAGE) -> dict[str, set[str]]:
 
 
 def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Tarjan's components, each sorted, in reverse topological order (a component before its importers)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in sorted(graph[v]):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            found.append(sorted(comp))
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return found
+    """The graph's strongly connected components, each sorted, in reverse topological order (a component
+    before its importers): networkx's condensation, read from the imported end."""
+    g = nx.DiGraph()
+    g.add_nodes_from(sorted(graph))
+    g.add_edges_from((a, b) for a in sorted(graph) for b in sorted(graph[a]))
+    condensed = nx.condensation(g)
+    order = list(nx.lexicographical_topological_sort(condensed, key=lambda c: min(condensed.nodes[c]["members"])))
+    return [sorted(condensed.nodes[c]["members"]) for c in reversed(order)]
 
 
 def _order_exact(nodes: list[str], graph: dict[str, set[str]]) -> list[str]:
