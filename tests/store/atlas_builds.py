@@ -1,6 +1,6 @@
 """Atlases built from the shared corpora, and their per-table digests (`ohara_lab.store.dump`).
 
-`python -m tests.store.atlas_builds samples-none demo-none musique-none samples demo` rebuilds the committed "before"
+`python -m tests.store.atlas_builds samples-none demo-none musique-none samples demo samples-rules demo-rules` rebuilds the committed "before"
 digests in tests/store/data/atlas_digests.json (run it only on a commit whose atlases are
 the reference); the tests in test_atlas_digests.py rebuild each atlas and compare.
 """
@@ -26,13 +26,13 @@ DIGESTS = Path(__file__).with_name("data") / "atlas_digests.json"
 REFERENCE_DATE = "2025-01-01"
 
 
-def _settings(embedder: str) -> Settings:
+def _settings(embedder: str, ner: str = "auto") -> Settings:
     # env={}: the developer's OHARA_* variables must not change what is built.
-    return Settings.from_env(env={}, embedder=embedder, reference_date=REFERENCE_DATE)
+    return Settings.from_env(env={}, embedder=embedder, ner=ner, reference_date=REFERENCE_DATE)
 
 
-def build_files(directory: Path, source: Path, embedder: str) -> Path:
-    with Atlas.open(directory, settings=_settings(embedder)) as atlas:
+def build_files(directory: Path, source: Path, embedder: str, ner: str = "auto") -> Path:
+    with Atlas.open(directory, settings=_settings(embedder, ner)) as atlas:
         report = atlas.ingest([source], progress=False)
         assert report.ok, report
     return directory
@@ -50,12 +50,16 @@ def build_musique(directory: Path, embedder: str = "none") -> Path:
     return found
 
 
-# name -> build(directory) -> atlas directory. "-none": no vectors (the default suite); the others
-# store the installed embedder's vectors, compared byte for byte, so they run with that embedder only.
+# name -> build(directory) -> atlas directory. "-none": no vectors, entities from `auto` (spaCy where it is
+# installed: those cases run only where it is); "-rules": no vectors, the rule extractor (every venv,
+# CI's core-only one included); the others store the installed embedder's vectors, compared byte for
+# byte, so they run with that embedder only.
 CASES: dict[str, Any] = {
     "samples-none": lambda d: build_files(d, SAMPLES, "none"),
     "demo-none": lambda d: build_files(d, corpus_dir(), "none"),
     "musique-none": lambda d: build_musique(d, "none"),
+    "samples-rules": lambda d: build_files(d, SAMPLES, "none", "rules"),
+    "demo-rules": lambda d: build_files(d, corpus_dir(), "none", "rules"),
     "samples": lambda d: build_files(d, SAMPLES, "auto"),
     "demo": lambda d: build_files(d, corpus_dir(), "auto"),
 }
