@@ -44,6 +44,7 @@ from ...answer_type import expected_types, in_question, typed_spans
 from ...ids import DOCUMENTS, in_collection
 from ...store.protocol import GraphStore
 from ...text import QUERY_STOPWORDS, sentences, tokenize
+from ..graph import VersionMemo
 from ..hits import Fused
 from ..state import QueryState
 
@@ -263,24 +264,33 @@ def evidence(state: QueryState, fused: list[Fused], store: GraphStore) -> Eviden
     nodes = [found[i] for i in top if i in found]
     texts = [str(n.get("content") or n.get("title") or "") for n in nodes]
     mentioned = list(dict.fromkeys(s for n in nodes for s in n.get("entity_slugs") or []))
-    ents = {e.slug: e for e in store.get_entities(mentioned)}
+    known = ENTITY_NAMES.get_many(store, mentioned,
+                                  lambda slugs: {e.slug: (e.name, e.type) for e in store.get_entities(slugs)})
+    ents = {s: e for s, e in known.items() if e is not None}
     named = set(state.query.hint_slugs)
-    linked = [(s, ents[s].name) for s in mentioned if s in ents and s not in named
-              and ents[s].type not in ("DATE", "AMOUNT")]
+    linked = [(s, ents[s][0]) for s in mentioned if s in ents and s not in named
+              and ents[s][1] not in ("DATE", "AMOUNT")]
     names = query_names(state.query.raw)
     ev = Evidence(texts, linked, names, relation_words(state.query.raw, names))
     ev.titles = _titles(nodes, store)
     wanted = {stem(t) for t in state.query.keywords}
     for n, text in zip(nodes, texts):
-        pairs = [(ents[s].name, ents[s].type) for s in n.get("entity_slugs") or [] if s in ents]
+        pairs = [ents[s] for s in n.get("entity_slugs") or [] if s in ents]
         ev.passage_types.append(_types_near(text, pairs, wanted, state.query.raw))
+    rows: dict[str, list[str]] = {}
     for slug, _ in linked[:LINKED_ENTITIES]:
         # a document the query may not see ("as of", a probe's twin) lends no passage to the next hop
-        rows = [r.id for r in store.entity_pivot([slug], PASSAGES_PER_ENTITY + len(state.excluded))
-                if r.document_id not in state.excluded][:PASSAGES_PER_ENTITY]
-        linked_nodes = store.get_nodes(rows)
-        ev.linked_texts[slug] = [str(linked_nodes[r].get("content") or "") for r in rows if r in linked_nodes]
+        rows[slug] = [r.id for r in store.entity_pivot([slug], PASSAGES_PER_ENTITY + len(state.excluded))
+                      if r.document_id not in state.excluded][:PASSAGES_PER_ENTITY]
+    linked_nodes = store.get_nodes({r for ids in rows.values() for r in ids}) if rows else {}  # one read for all
+    for slug, ids in rows.items():
+        ev.linked_texts[slug] = [str(linked_nodes[r].get("content") or "") for r in ids if r in linked_nodes]
     return ev
+
+
+# (name, type) per entity slug: read once per atlas version, not per query (an entity record carries its
+# document list, long for the common entities, and the evidence of every query names dozens of them)
+ENTITY_NAMES: VersionMemo = VersionMemo()
 
 
 def _titles(nodes: list[dict[str, object]], store: GraphStore) -> list[str]:
@@ -297,7 +307,8 @@ def _types_near(text: str, entities: list[tuple[str, str]], words: set[str], que
     for sentence in sentences(text):
         if need and len(words & _words(sentence)) < need:
             continue
-        out |= {sp.type for sp in typed_spans(sentence, entities) if not in_question(sp.text, question)}
+        present = [e for e in entities if e[0].strip() in sentence]  # an absent name claims no span
+        out |= {sp.type for sp in typed_spans(sentence, present) if not in_question(sp.text, question)}
     return out
 
 
