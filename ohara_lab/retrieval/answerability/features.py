@@ -72,10 +72,19 @@ class Evidence:
     passage_types: list[set[str]] = field(default_factory=list)  # per evidence passage: types of its new spans
     titles: list[str] = field(default_factory=list)  # titles of the evidence's documents and sections
     missing: tuple[str, str] | None = None  # (relation word, entity name) hop completeness could not find
+    words: frozenset[str] | None = None  # stemmed words of `texts` (`_evidence_words`)
 
 
-def _words(text: str) -> set[str]:
-    return {stem(t) for t in tokenize(text)}
+@lru_cache(maxsize=1 << 12)  # the same passages and sentences are evidence for query after query
+def _words(text: str) -> frozenset[str]:
+    return frozenset(stem(t) for t in tokenize(text))
+
+
+def _evidence_words(ev: Evidence) -> frozenset[str]:
+    """The stemmed words of the evidence's texts, once per query (three features read them)."""
+    if ev.words is None:
+        ev.words = frozenset().union(*(_words(t) for t in ev.texts))
+    return ev.words
 
 
 @lru_cache(maxsize=1 << 16)  # the evidence of every query stems hundreds of words, mostly the same ones
@@ -153,7 +162,7 @@ def term_coverage(state: QueryState, ev: Evidence) -> float | None:
     words = {stem(t) for t in state.query.keywords}
     if not words:
         return None
-    found = set().union(*(_words(t) for t in ev.texts)) if ev.texts else set()
+    found = _evidence_words(ev)
     return len(words & found) / len(words)
 
 
@@ -166,7 +175,7 @@ def idf_coverage(state: QueryState, ev: Evidence, store: GraphStore) -> float | 
     idf = {t: max(w, 1e-6) for t, w in idf.items()}
     if not idf:
         return None
-    found = set().union(*(_words(t) for t in ev.texts)) if ev.texts else set()
+    found = _evidence_words(ev)
     return math.fsum(w for t, w in idf.items() if stem(t) in found) / math.fsum(idf.values())
 
 
@@ -204,7 +213,7 @@ def hop_completeness(ev: Evidence) -> float | None:
     if not ev.relation_words:
         return None
     wanted = {stem(w) for w in ev.relation_words}
-    base = set().union(*(_words(t) for t in ev.texts)) if ev.texts else set()
+    base = _evidence_words(ev)
     best, best_missing = len(wanted & base) / len(wanted), wanted - base
     for slug, _name in ev.entities[:LINKED_ENTITIES]:
         found = base.union(*(_words(t) for t in ev.linked_texts.get(slug, [])))
