@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import re
 import statistics
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -69,7 +70,8 @@ class Evidence:
     names: list[str]  # name-like spans of the query
     relation_words: list[str]  # content words of the query outside its names
     linked_texts: dict[str, list[str]] = field(default_factory=dict)  # entity slug -> texts of its passages
-    passage_types: list[set[str]] = field(default_factory=list)  # per evidence passage: types of its new spans
+    # per evidence passage, best first, up to the first holding one: the asked types among its new spans
+    passage_types: list[set[str]] = field(default_factory=list)
     titles: list[str] = field(default_factory=list)  # titles of the evidence's documents and sections
     missing: tuple[str, str] | None = None  # (relation word, entity name) hop completeness could not find
     words: frozenset[str] | None = None  # stemmed words of `texts` (`_evidence_words`)
@@ -283,9 +285,12 @@ def evidence(state: QueryState, fused: list[Fused], store: GraphStore) -> Eviden
     ev = Evidence(texts, linked, names, relation_words(state.query.raw, names))
     ev.titles = _titles(nodes, store)
     wanted = {stem(t) for t in state.query.keywords}
-    for n, text in zip(nodes, texts):
+    asked = frozenset(expected_types(state.query.raw).types)
+    for n, text in zip(nodes, texts) if asked else ():  # no type asked: `answer_type_found` reads nothing
         pairs = [ents[s] for s in n.get("entity_slugs") or [] if s in ents]
-        ev.passage_types.append(_types_near(text, pairs, wanted, state.query.raw))
+        ev.passage_types.append(_types_near(text, pairs, wanted, state.query.raw, asked))
+        if ev.passage_types[-1]:
+            break  # the first passage holding an asked type decides `answer_type_found`; later ones are not read
     rows: dict[str, list[str]] = {}
     for slug, _ in linked[:LINKED_ENTITIES]:
         # a document the query may not see ("as of", a probe's twin) lends no passage to the next hop
@@ -309,15 +314,17 @@ def _titles(nodes: list[dict[str, object]], store: GraphStore) -> list[str]:
     return [str(found[i].get("title") or "") for i in ids if i in found and found[i].get("title")]
 
 
-def _types_near(text: str, entities: list[tuple[str, str]], words: set[str], question: str) -> set[str]:
-    """Types of the spans the question does not name, in the sentences sharing NEAR_WORDS of its content words."""
+def _types_near(text: str, entities: list[tuple[str, str]], words: set[str], question: str,
+                types: Collection[str] | None = None) -> set[str]:
+    """Types (among `types`, all when None) of the spans the question does not name, in the sentences sharing
+    NEAR_WORDS of its content words."""
     need = min(NEAR_WORDS, len(words))
     out: set[str] = set()
     for sentence in sentences(text):
         if need and len(words & _words(sentence)) < need:
             continue
         present = [e for e in entities if e[0].strip() in sentence]  # an absent name claims no span
-        out |= {sp.type for sp in typed_spans(sentence, present) if not in_question(sp.text, question)}
+        out |= {sp.type for sp in typed_spans(sentence, present, types) if not in_question(sp.text, question)}
     return out
 
 
