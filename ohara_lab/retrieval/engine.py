@@ -387,7 +387,8 @@ class Engine:
         ids |= {x.node_id for x in tiers.explorer if x.node_id}
         ids -= set(known)
         nodes = self.store.get_nodes(ids)
-        doc_ids = {n.get("document_id") for n in nodes.values()} | {x.document_id for x in tiers.explorer}
+        # the new nodes' documents (for their titles) and the explorer's documents not already shown
+        doc_ids = {n.get("document_id") for n in nodes.values()} | ({x.document_id for x in tiers.explorer} - set(known))
         docs = self.store.get_nodes({d for d in doc_ids if d})
         sections = self._sections({n.get("section_id") for n in nodes.values()} - {None})
         views = {}

@@ -15,7 +15,10 @@ mentioning e| (HippoRAG's node specificity).
 from __future__ import annotations
 
 import math
+import weakref
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import numpy as np
 import scipy.sparse as sparse
@@ -24,6 +27,8 @@ from ..ids import entity_id
 from ..store.protocol import GraphStore
 
 UNLINKED_TYPES = ("DATE", "AMOUNT")
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass
@@ -101,3 +106,31 @@ def build_passage_graph(store: GraphStore) -> PassageGraph:
         counts[e] = counts.get(e, 0) + 1
     return PassageGraph(passages, entities, index, transpose, {e: 1.0 / c for e, c in counts.items()},
                         passage_entities, synonyms, store.get_meta("synonymy") is not None, rows.documents)
+
+
+class VersionMemo:
+    """Per-store lookups that only a graph-version bump can change (entity names and types, RELATED_TO
+    degrees): read once per atlas version instead of once per query. Every writer that can change them (a
+    document write or delete, an edge update, an entity change) bumps `GraphStore.graph_version`, and the
+    version is read from the store on every use, so a writer in another process is seen too. Bounded: past
+    `limit` keys the memo starts over."""
+
+    def __init__(self, limit: int = 1 << 16):
+        self.limit = limit
+        self._by_store: weakref.WeakKeyDictionary[Any, tuple[int, dict[Any, Any]]] = weakref.WeakKeyDictionary()
+
+    def get_many(self, store: GraphStore, keys: Iterable[K], read: Callable[[list[K]], dict[K, V]]
+                 ) -> dict[K, V | None]:
+        """key -> value for `keys` (None: `read` returned nothing for it), reading only the keys not yet known."""
+        version = store.graph_version()
+        cached = self._by_store.get(store)
+        if cached is None or cached[0] != version or len(cached[1]) > self.limit:
+            cached = (version, {})
+            self._by_store[store] = cached
+        known = cached[1]
+        keys = list(dict.fromkeys(keys))
+        missing = [k for k in keys if k not in known]
+        if missing:
+            found = read(missing)
+            known.update({k: found.get(k) for k in missing})
+        return {k: known[k] for k in keys}

@@ -29,6 +29,7 @@ from ..ids import PARAGRAPHS, entity_id, in_collection
 from ..records import CONTRADICTS, RELATED_TO
 from ..settings import Settings
 from ..store.protocol import GraphStore
+from .graph import VersionMemo
 from .hits import Fused
 
 STRUCTURAL_VERIFY_PER_NODE = 3
@@ -209,14 +210,19 @@ def explorer(chosen: list[Fused], seen: set[str], store: GraphStore, settings: S
     return band, "weight_below_threshold"
 
 
+# RELATED_TO degree per entity id: read once per atlas version (a degree changes only with the graph)
+RELATED_DEGREES: VersionMemo = VersionMemo()
+
+
 def knowledge_gaps(chosen: list[Fused], store: GraphStore, limit: int = 10) -> list[dict[str, Any]]:
     """Entities of Principal nodes with fewer than two RELATED_TO neighbours (spec §2.13 gaps)."""
     nodes = store.get_nodes([f.id for f in chosen])
     slugs = list(dict.fromkeys(s for n in nodes.values() for s in n.get("entity_slugs") or []))
     if not slugs:
         return []
-    degree = store.relation_degrees([entity_id(s) for s in slugs], RELATED_TO)
-    isolated = [s for s in slugs if degree.get(entity_id(s), 0) < 2]
+    degree = RELATED_DEGREES.get_many(store, [entity_id(s) for s in slugs],
+                                      lambda ids: store.relation_degrees(ids, RELATED_TO))
+    isolated = [s for s in slugs if (degree.get(entity_id(s)) or 0) < 2]
     # names of those only: an entity record carries its document list, long for the common ones
     names = {e.slug: e.name for e in store.get_entities(isolated[:limit])} if isolated else {}
     return [{"type": "knowledge_gap", "entity_name": names.get(slug, slug), "entity_slug": slug,

@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import re
 import statistics
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -44,6 +45,7 @@ from ...answer_type import expected_types, in_question, typed_spans
 from ...ids import DOCUMENTS, in_collection
 from ...store.protocol import GraphStore
 from ...text import QUERY_STOPWORDS, sentences, tokenize
+from ..graph import VersionMemo
 from ..hits import Fused
 from ..state import QueryState
 
@@ -68,13 +70,23 @@ class Evidence:
     names: list[str]  # name-like spans of the query
     relation_words: list[str]  # content words of the query outside its names
     linked_texts: dict[str, list[str]] = field(default_factory=dict)  # entity slug -> texts of its passages
-    passage_types: list[set[str]] = field(default_factory=list)  # per evidence passage: types of its new spans
+    # per evidence passage, best first, up to the first holding one: the asked types among its new spans
+    passage_types: list[set[str]] = field(default_factory=list)
     titles: list[str] = field(default_factory=list)  # titles of the evidence's documents and sections
     missing: tuple[str, str] | None = None  # (relation word, entity name) hop completeness could not find
+    words: frozenset[str] | None = None  # stemmed words of `texts` (`_evidence_words`)
 
 
-def _words(text: str) -> set[str]:
-    return {stem(t) for t in tokenize(text)}
+@lru_cache(maxsize=1 << 12)  # the same passages and sentences are evidence for query after query
+def _words(text: str) -> frozenset[str]:
+    return frozenset(stem(t) for t in tokenize(text))
+
+
+def _evidence_words(ev: Evidence) -> frozenset[str]:
+    """The stemmed words of the evidence's texts, once per query (three features read them)."""
+    if ev.words is None:
+        ev.words = frozenset().union(*(_words(t) for t in ev.texts))
+    return ev.words
 
 
 @lru_cache(maxsize=1 << 16)  # the evidence of every query stems hundreds of words, mostly the same ones
@@ -152,7 +164,7 @@ def term_coverage(state: QueryState, ev: Evidence) -> float | None:
     words = {stem(t) for t in state.query.keywords}
     if not words:
         return None
-    found = set().union(*(_words(t) for t in ev.texts)) if ev.texts else set()
+    found = _evidence_words(ev)
     return len(words & found) / len(words)
 
 
@@ -165,7 +177,7 @@ def idf_coverage(state: QueryState, ev: Evidence, store: GraphStore) -> float | 
     idf = {t: max(w, 1e-6) for t, w in idf.items()}
     if not idf:
         return None
-    found = set().union(*(_words(t) for t in ev.texts)) if ev.texts else set()
+    found = _evidence_words(ev)
     return math.fsum(w for t, w in idf.items() if stem(t) in found) / math.fsum(idf.values())
 
 
@@ -203,7 +215,7 @@ def hop_completeness(ev: Evidence) -> float | None:
     if not ev.relation_words:
         return None
     wanted = {stem(w) for w in ev.relation_words}
-    base = set().union(*(_words(t) for t in ev.texts)) if ev.texts else set()
+    base = _evidence_words(ev)
     best, best_missing = len(wanted & base) / len(wanted), wanted - base
     for slug, _name in ev.entities[:LINKED_ENTITIES]:
         found = base.union(*(_words(t) for t in ev.linked_texts.get(slug, [])))
@@ -263,24 +275,36 @@ def evidence(state: QueryState, fused: list[Fused], store: GraphStore) -> Eviden
     nodes = [found[i] for i in top if i in found]
     texts = [str(n.get("content") or n.get("title") or "") for n in nodes]
     mentioned = list(dict.fromkeys(s for n in nodes for s in n.get("entity_slugs") or []))
-    ents = {e.slug: e for e in store.get_entities(mentioned)}
+    known = ENTITY_NAMES.get_many(store, mentioned,
+                                  lambda slugs: {e.slug: (e.name, e.type) for e in store.get_entities(slugs)})
+    ents = {s: e for s, e in known.items() if e is not None}
     named = set(state.query.hint_slugs)
-    linked = [(s, ents[s].name) for s in mentioned if s in ents and s not in named
-              and ents[s].type not in ("DATE", "AMOUNT")]
+    linked = [(s, ents[s][0]) for s in mentioned if s in ents and s not in named
+              and ents[s][1] not in ("DATE", "AMOUNT")]
     names = query_names(state.query.raw)
     ev = Evidence(texts, linked, names, relation_words(state.query.raw, names))
     ev.titles = _titles(nodes, store)
     wanted = {stem(t) for t in state.query.keywords}
-    for n, text in zip(nodes, texts):
-        pairs = [(ents[s].name, ents[s].type) for s in n.get("entity_slugs") or [] if s in ents]
-        ev.passage_types.append(_types_near(text, pairs, wanted, state.query.raw))
+    asked = frozenset(expected_types(state.query.raw).types)
+    for n, text in zip(nodes, texts) if asked else ():  # no type asked: `answer_type_found` reads nothing
+        pairs = [ents[s] for s in n.get("entity_slugs") or [] if s in ents]
+        ev.passage_types.append(_types_near(text, pairs, wanted, state.query.raw, asked))
+        if ev.passage_types[-1]:
+            break  # the first passage holding an asked type decides `answer_type_found`; later ones are not read
+    rows: dict[str, list[str]] = {}
     for slug, _ in linked[:LINKED_ENTITIES]:
         # a document the query may not see ("as of", a probe's twin) lends no passage to the next hop
-        rows = [r.id for r in store.entity_pivot([slug], PASSAGES_PER_ENTITY + len(state.excluded))
-                if r.document_id not in state.excluded][:PASSAGES_PER_ENTITY]
-        linked_nodes = store.get_nodes(rows)
-        ev.linked_texts[slug] = [str(linked_nodes[r].get("content") or "") for r in rows if r in linked_nodes]
+        rows[slug] = [r.id for r in store.entity_pivot([slug], PASSAGES_PER_ENTITY + len(state.excluded))
+                      if r.document_id not in state.excluded][:PASSAGES_PER_ENTITY]
+    linked_nodes = store.get_nodes({r for ids in rows.values() for r in ids}) if rows else {}  # one read for all
+    for slug, ids in rows.items():
+        ev.linked_texts[slug] = [str(linked_nodes[r].get("content") or "") for r in ids if r in linked_nodes]
     return ev
+
+
+# (name, type) per entity slug: read once per atlas version, not per query (an entity record carries its
+# document list, long for the common entities, and the evidence of every query names dozens of them)
+ENTITY_NAMES: VersionMemo = VersionMemo()
 
 
 def _titles(nodes: list[dict[str, object]], store: GraphStore) -> list[str]:
@@ -290,14 +314,17 @@ def _titles(nodes: list[dict[str, object]], store: GraphStore) -> list[str]:
     return [str(found[i].get("title") or "") for i in ids if i in found and found[i].get("title")]
 
 
-def _types_near(text: str, entities: list[tuple[str, str]], words: set[str], question: str) -> set[str]:
-    """Types of the spans the question does not name, in the sentences sharing NEAR_WORDS of its content words."""
+def _types_near(text: str, entities: list[tuple[str, str]], words: set[str], question: str,
+                types: Collection[str] | None = None) -> set[str]:
+    """Types (among `types`, all when None) of the spans the question does not name, in the sentences sharing
+    NEAR_WORDS of its content words."""
     need = min(NEAR_WORDS, len(words))
     out: set[str] = set()
     for sentence in sentences(text):
         if need and len(words & _words(sentence)) < need:
             continue
-        out |= {sp.type for sp in typed_spans(sentence, entities) if not in_question(sp.text, question)}
+        present = [e for e in entities if e[0].strip() in sentence]  # an absent name claims no span
+        out |= {sp.type for sp in typed_spans(sentence, present, types) if not in_question(sp.text, question)}
     return out
 
 
