@@ -202,25 +202,20 @@ class Ingestor:
         bar = tqdm(total=len(items), desc="ingest", unit="doc", disable=not progress)
         try:
             with self._write_group(report, on_outcome) as group:
-                try:
-                    for start in range(0, len(items), batch_size):
-                        batch = items[start:start + batch_size]
-                        group.commit()  # never hold the lock while a batch is structured and run through the models
-                        for o in self._ingest_batch(batch, force, primed_resources(self, self.settings)):
-                            group.add(o)
-                        bar.update(len(batch))
-                except DiskFullError as e:
-                    for o in e.report if isinstance(e.report, list) else []:  # the batch's outcomes before the full disk
-                        group.add(o)
-                    raise
+                for start in range(0, len(items), batch_size):
+                    batch = items[start:start + batch_size]
+                    group.commit()  # never hold the lock while a batch is structured and run through the models
+                    self._ingest_batch(batch, force, primed_resources(self, self.settings), group)
+                    bar.update(len(batch))
         except DiskFullError as e:
             raise stopped_by_full_disk(e, report) from None
         finally:
             bar.close()
         return report
 
-    def _ingest_batch(self, batch: list[TextItem], force: bool, res: PrimedResources) -> list[FileOutcome]:
-        """Plan and structure every item, run the models once over the batch, then finish and write each."""
+    def _ingest_batch(self, batch: list[TextItem], force: bool, res: PrimedResources, group: WriteGroup) -> None:
+        """Plan and structure every item, run the models once over the batch, then finish and write each,
+        passing the outcomes to `group` in the batch's order as they come."""
         outcomes: dict[int, FileOutcome] = {}
         staged: dict[int, _Staged] = {}
         for i, item in enumerate(batch):
@@ -231,12 +226,11 @@ class Ingestor:
             else:
                 staged[i] = got
         res.prime([s.prepared.structure for s in staged.values()])
-        try:
-            for i, s in staged.items():
+        for i in range(len(batch)):
+            if i in staged:
+                s = staged[i]
                 outcomes[i] = guarded(s.item.source_id, s.timer, partial(self._finish_text, s, res))
-        except DiskFullError as e:
-            raise DiskFullError(str(e), [outcomes[i] for i in range(len(batch)) if i in outcomes], e.detail) from None
-        return [outcomes[i] for i in range(len(batch))]
+            group.add(outcomes[i])
 
     def _stage_text(self, item: TextItem, force: bool, timer: Timer) -> FileOutcome | _Staged:
         file_hash = _text_hash(item)

@@ -71,7 +71,8 @@ class WriteGroup:
             self.pending = []  # not committed: not reported
             if kind is None:
                 raise
-            log.warning("the last write group was not committed; a re-run writes its documents", exc_info=True)
+            # The error under way says why (a full disk rolls the group back); a re-run writes these documents.
+            log.debug("the last write group was not committed", exc_info=True)
         finally:
             if self._group is not None:
                 self._group.__exit__(None, None, None)
