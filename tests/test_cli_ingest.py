@@ -240,7 +240,7 @@ def _rows(atlas: Path) -> dict[str, list[tuple]]:
 
 
 @pytest.mark.slow
-def test_kill_in_a_write_group_loses_only_the_open_group_and_resume_equals_a_clean_run(tmp_path):
+def test_kill_in_a_write_group_loses_only_the_open_group_and_resume_equals_a_clean_run(tmp_path: Path) -> None:
     """Issue 30.2: kill -9 while an ingest writes groups of GROUP documents, just after a group committed
     (so the next group's transaction is open). `check` finds the atlas sound, only whole groups of whole
     documents are in it, and running the ingest again gives exactly the clean run's atlas."""
