@@ -511,14 +511,16 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         totals = {(a, b): n for a, b, n in c.execute(
             "SELECT q.a, q.b, COALESCE(SUM(c.n), 0) FROM _q_pairs q LEFT JOIN cooccur c ON c.a=q.a AND c.b=q.b"
             " GROUP BY q.a, q.b")}
+        upsert = (f"INSERT INTO edges(from_id, to_id, relation, document_id, attrs) VALUES (?,?,'{RELATED_TO}',NULL,?)"
+                  " ON CONFLICT(from_id, to_id, relation) DO UPDATE SET attrs=excluded.attrs")
+        if all(totals.get(p, 0) for p in pairs):  # the usual ingest: one statement for every pair, in the same order
+            c.executemany(upsert, [(entity_id(a), entity_id(b), _dumps({"count": totals[(a, b)]})) for a, b in pairs])
+            return
         for a, b in pairs:
             total = totals.get((a, b), 0)
             src, dst = entity_id(a), entity_id(b)
             if total:
-                c.execute(
-                    f"INSERT INTO edges(from_id, to_id, relation, document_id, attrs) VALUES (?,?,'{RELATED_TO}',NULL,?)"
-                    " ON CONFLICT(from_id, to_id, relation) DO UPDATE SET attrs=excluded.attrs",
-                    (src, dst, _dumps({"count": total})))
+                c.execute(upsert, (src, dst, _dumps({"count": total})))
             else:
                 c.execute(f"DELETE FROM edges WHERE from_id=? AND to_id=? AND relation='{RELATED_TO}'", (src, dst))
 
