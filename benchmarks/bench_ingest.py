@@ -35,9 +35,12 @@ STAGES = ("hash", "parse", "structure", "tag_entities", "time", "embed", "persis
 CORPORA = ("shared/samples", "musique", "musique-small")
 # How this working tree builds, each measured in the same run against the first ("batched, NER cache off"):
 # one document at a time instead of batches across documents, and the persistent NER cache empty (cold)
-# or filled by the cold build before (warm: a rebuild after a settings change that does not touch NER).
+# or filled by the cold build before (warm: a rebuild after a settings change that does not touch NER),
+# and write groups off (one COMMIT per document).
 VARIANTS = {"batched, cache off": ({"ner_cache_entries": 0}, "batched", False),
             "per-doc, cache off": ({"ner_cache_entries": 0}, "per-doc", False),
+            # issue 30.2: batched, but one transaction per document as before write groups
+            "batched, cache off, 1 doc/commit": ({"ner_cache_entries": 0, "write_group_docs": 1}, "batched", False),
             "batched, cache cold": ({}, "batched", False),
             "batched, cache warm": ({}, "batched", True)}
 # Columns that hold a wall-clock time or a checkout path: not part of what an atlas says.

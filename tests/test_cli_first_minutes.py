@@ -131,7 +131,9 @@ def test_ctrl_c_between_files_resumes(tmp_path):
     from ohara_lab.errors import IngestInterrupted
 
     docs = _docs(tmp_path, 3)
-    with Atlas.open(tmp_path / "A", embedder="none") as a:
+    # One document per commit, so the first outcome is reported before the second file (issue 30.2's write
+    # groups report a group's outcomes when it commits; tests/ingest/test_write_groups.py has Ctrl-C in one).
+    with Atlas.open(tmp_path / "A", embedder="none", write_group_docs=1) as a:
         with pytest.raises(IngestInterrupted) as stopped:
             a.ingest(docs, progress=False, on_outcome=lambda o: signal.raise_signal(signal.SIGINT))
         assert (stopped.value.done, stopped.value.total, stopped.value.exit_code) == (1, 3, 130)

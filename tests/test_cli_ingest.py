@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -17,7 +19,7 @@ import pytest
 from ohara_lab import Atlas
 from ohara_lab.samples import corpus_dir
 
-from tests.support import OFFLINE
+from tests.support import OFFLINE, table_dump
 
 ENV = {**os.environ, **{f"OHARA_{k.upper()}": str(v) for k, v in OFFLINE.items()}}
 
@@ -197,6 +199,79 @@ def test_kill_at_any_moment_leaves_a_sound_atlas_and_rerun_completes(tmp_path, s
     assert ohara("ingest", str(src), "--atlas", str(atlas)).returncode == 0
     assert stats(atlas) == reference
     assert edge_set(atlas) == edge_set(samples_atlas_dir)
+
+
+GROUP = 16  # documents per write group in the test below
+
+
+def _small_files(tmp_path: Path, n: int = 160) -> Path:
+    """`n` one-paragraph Markdown files: an ingest of them commits several whole documents per group."""
+    src = tmp_path / "small"
+    src.mkdir()
+    cities = ["London", "Paris", "Berlin", "Madrid", "Rome", "Vienna", "Prague", "Lisbon"]
+    for i in range(n):
+        (src / f"note-{i:03d}.md").write_text(
+            f"# Note {i}\n\nAda Lovelace met Charles Babbage in {cities[i % 8]} in {1830 + i % 20} to discuss "
+            f"the Analytical Engine and the Royal Society's note number {i}.\n")
+    return src
+
+
+def _committed(atlas: Path) -> int:
+    """Documents another reader sees in the atlas: what is committed."""
+    if not (atlas / "atlas.db").exists():
+        return 0
+    con = sqlite3.connect(f"file:{atlas / 'atlas.db'}?mode=ro", uri=True, timeout=30)
+    try:
+        return con.execute("SELECT count(*) FROM documents").fetchone()[0]
+    except sqlite3.OperationalError:  # the schema is not made yet
+        return 0
+    finally:
+        con.close()
+
+
+_WALL_CLOCK = re.compile(r'"(upload_time|first_seen)":"[^"]*"')
+
+
+def _rows(atlas: Path) -> dict[str, list[tuple]]:
+    """Every row of the atlas (`table_dump`), the wall-clock times of when it was written left out."""
+    dump = table_dump(atlas / "atlas.db", skip_meta=frozenset({"graph_version", "created_at"}))
+    return {t: sorted((tuple(_WALL_CLOCK.sub("", v) if isinstance(v, str) else v for v in r) for r in rows), key=repr)
+            for t, rows in dump.items()}
+
+
+@pytest.mark.slow
+def test_kill_in_a_write_group_loses_only_the_open_group_and_resume_equals_a_clean_run(tmp_path: Path) -> None:
+    """Issue 30.2: kill -9 while an ingest writes groups of GROUP documents, just after a group committed
+    (so the next group's transaction is open). `check` finds the atlas sound, only whole groups of whole
+    documents are in it, and running the ingest again gives exactly the clean run's atlas."""
+    src, n = _small_files(tmp_path), 160
+    env = {**ENV, "OHARA_WRITE_GROUP_DOCS": str(GROUP), "OHARA_WRITE_GROUP_S": "3600"}
+    clean, atlas = tmp_path / "clean", tmp_path / "killed"
+    assert ohara("ingest", str(src), "--atlas", str(clean), env=env).returncode == 0
+    reference = _rows(clean)
+    assert _committed(clean) == n
+    partial_groups = []
+    for threshold in (GROUP, 3 * GROUP, 6 * GROUP):
+        proc = subprocess.Popen([sys.executable, "-m", "ohara_lab.cli", "ingest", str(src), "--atlas", str(atlas)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        deadline = time.monotonic() + 300
+        while _committed(atlas) < threshold and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        checked = ohara("check", "--atlas", str(atlas), env=env)
+        assert checked.returncode == 0, checked.stdout
+        done = _committed(atlas)
+        assert done % GROUP == 0, f"{done} documents: a group was committed in part"
+        if threshold <= done < n:
+            partial_groups.append(done)
+        with Atlas.open(atlas, **OFFLINE) as a, Atlas.open(clean, **OFFLINE) as ref:
+            whole = {d.file_hash: len(ref.store.document_nodes(d.id)["paragraphs"]) for d in ref.documents()}
+            for d in a.documents():  # no half document
+                assert len(a.store.document_nodes(d.id)["paragraphs"]) == whole[d.file_hash]
+    assert partial_groups, "no kill fell mid-ingest after a committed group: nothing above tested a group"
+    assert ohara("ingest", str(src), "--atlas", str(atlas), env=env).returncode == 0
+    assert _rows(atlas) == reference
 
 
 @pytest.mark.slow

@@ -11,7 +11,9 @@ happens to a document into one outcome the same way (outcome.py).
 
 Idempotency is by the SHA-256 of the file bytes (plan.py). Every write replaces in
 the same transaction, so no state in between is ever visible and no edge is ever
-duplicated.
+duplicated. A run of many documents commits them in groups (write.py, `WriteGroup`),
+each document still whole; an outcome is reported once its group is committed, so
+what a report (or an interrupted run) counts as done is in the atlas.
 """
 from __future__ import annotations
 
@@ -40,7 +42,7 @@ from .resources import Resources
 from .sources import Source, TextItem, expand_paths, expand_sources
 from .temporal import extract_temporal
 from .titles import document_title, outline_toc, toc_ref_edges
-from .write import write_graph
+from .write import WriteGroup, write_graph
 
 if TYPE_CHECKING:
     from .batching import PrimedResources
@@ -103,15 +105,23 @@ class Ingestor:
         from tqdm.auto import tqdm  # noqa: PLC0415
 
         try:
-            for src in tqdm(sources, desc="ingest", unit="file", disable=not progress or len(sources) < 2):
-                _report(report, self.ingest_source(src, force=force), on_outcome)
+            with self._write_group(report, on_outcome) as group:
+                for src in tqdm(sources, desc="ingest", unit="file", disable=not progress or len(sources) < 2):
+                    group.commit_if_due()  # a slow file next must not hold the group's writes uncommitted
+                    group.add(self.ingest_source(src, force=force))
         except DiskFullError as e:
             raise stopped_by_full_disk(e, report) from None
         except KeyboardInterrupt:
-            # A document is written in one transaction, so the one in progress left nothing behind; a rerun
-            # skips the finished ones (unchanged hash) and goes on.
+            # A document is written whole in its group's transaction, so the one in progress left nothing
+            # behind and leaving the group committed those before it; a rerun skips the finished ones
+            # (unchanged hash) and goes on.
             raise IngestInterrupted(len(report.outcomes), len(problems) + len(sources)) from None
         return report
+
+    def _write_group(self, report: IngestReport, on_outcome: Callable[[FileOutcome], None] | None) -> WriteGroup:
+        """Documents of one run written in groups; each outcome reported once its group commits."""
+        return WriteGroup(self.store, self.settings.write_group_docs, self.settings.write_group_s,
+                          partial(_report, report, on_outcome=on_outcome))
 
     def ingest_file(self, path: str | Path, *, force: bool = False) -> FileOutcome:
         return self.ingest_source(Source(Path(path)), force=force)
@@ -191,21 +201,21 @@ class Ingestor:
         report = IngestReport()
         bar = tqdm(total=len(items), desc="ingest", unit="doc", disable=not progress)
         try:
-            for start in range(0, len(items), batch_size):
-                batch = items[start:start + batch_size]
-                for o in self._ingest_batch(batch, force, primed_resources(self, self.settings)):
-                    _report(report, o, on_outcome)
-                bar.update(len(batch))
+            with self._write_group(report, on_outcome) as group:
+                for start in range(0, len(items), batch_size):
+                    batch = items[start:start + batch_size]
+                    group.commit()  # never hold the lock while a batch is structured and run through the models
+                    self._ingest_batch(batch, force, primed_resources(self, self.settings), group)
+                    bar.update(len(batch))
         except DiskFullError as e:
-            for o in e.report if isinstance(e.report, list) else []:  # the batch's outcomes before the full disk
-                _report(report, o, on_outcome)
             raise stopped_by_full_disk(e, report) from None
         finally:
             bar.close()
         return report
 
-    def _ingest_batch(self, batch: list[TextItem], force: bool, res: PrimedResources) -> list[FileOutcome]:
-        """Plan and structure every item, run the models once over the batch, then finish and write each."""
+    def _ingest_batch(self, batch: list[TextItem], force: bool, res: PrimedResources, group: WriteGroup) -> None:
+        """Plan and structure every item, run the models once over the batch, then finish and write each,
+        passing the outcomes to `group` in the batch's order as they come."""
         outcomes: dict[int, FileOutcome] = {}
         staged: dict[int, _Staged] = {}
         for i, item in enumerate(batch):
@@ -216,12 +226,11 @@ class Ingestor:
             else:
                 staged[i] = got
         res.prime([s.prepared.structure for s in staged.values()])
-        try:
-            for i, s in staged.items():
+        for i in range(len(batch)):
+            if i in staged:
+                s = staged[i]
                 outcomes[i] = guarded(s.item.source_id, s.timer, partial(self._finish_text, s, res))
-        except DiskFullError as e:
-            raise DiskFullError(str(e), [outcomes[i] for i in range(len(batch)) if i in outcomes], e.detail) from None
-        return [outcomes[i] for i in range(len(batch))]
+            group.add(outcomes[i])
 
     def _stage_text(self, item: TextItem, force: bool, timer: Timer) -> FileOutcome | _Staged:
         file_hash = _text_hash(item)
@@ -286,7 +295,7 @@ class _Staged:
     timer: Timer
 
 
-def _report(report: IngestReport, outcome: FileOutcome, on_outcome: Callable[[FileOutcome], None] | None) -> None:
+def _report(report: IngestReport, outcome: FileOutcome, on_outcome: Callable[[FileOutcome], None] | None = None) -> None:
     report.outcomes.append(outcome)
     if on_outcome:
         on_outcome(outcome)

@@ -3,6 +3,11 @@
 An unchanged, complete document is skipped; a partial one (chunks left
 `llm_pending`) is rebuilt and replaces itself; `force` rebuilds anyway; a changed
 file at the same origin replaces its previous version.
+
+The plan reads through the writer's own connection, so inside a write group it sees
+the documents written earlier in the run and not yet committed: a run plans each
+document exactly as it would with one transaction per document. A document counts
+as done (reported, skipped by the next run) only once its group is committed.
 """
 from __future__ import annotations
 

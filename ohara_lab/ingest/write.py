@@ -1,16 +1,81 @@
 """Stage 8, the write: the document graph and its cross-document links in one transaction,
-then what the atlas records about its builders and any post-write hook (LLM edge enrichment)."""
+then what the atlas records about its builders and any post-write hook (LLM edge enrichment).
+
+A run of many documents writes them in groups (`WriteGroup`): several whole documents per
+transaction, committed by count (`OHARA_WRITE_GROUP_DOCS`) or time (`OHARA_WRITE_GROUP_S`),
+and a document's outcome is reported only once its group is committed."""
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
+from types import TracebackType
 from typing import Any
 
-from ..records import DocumentGraph, Edge
+from ..records import DocumentGraph, Edge, FileOutcome
 from ..settings import Settings
 from ..store.protocol import GraphStore
 from ..timing import Timer
 from .linking import make_linker
 from .writeset import DocumentWriteSet
+
+log = logging.getLogger(__name__)
+
+
+class WriteGroup:
+    """Outcomes held until the transaction holding their documents commits (issue 30.2).
+
+    `add` takes each document's outcome in order; every `max_docs` outcomes, or once
+    `max_s` seconds have passed since the group's first, the store commits and the
+    held outcomes are passed to `report`. Leaving the block commits the rest, also on
+    Ctrl-C (every document written is whole: the one in progress was taken back); an
+    outcome whose group did not commit is never reported, and the next run redoes it."""
+
+    def __init__(self, store: GraphStore, max_docs: int, max_s: float, report: Callable[[FileOutcome], None]):
+        self.store, self.max_docs, self.max_s, self.report = store, max(1, max_docs), max_s, report
+        self.pending: list[FileOutcome] = []
+        self._started = 0.0
+        self._group: AbstractContextManager[None] | None = None
+
+    def __enter__(self) -> WriteGroup:
+        if self.max_docs > 1:
+            self._group = self.store.write_group()
+            self._group.__enter__()
+        return self
+
+    def add(self, outcome: FileOutcome) -> None:
+        if not self.pending:
+            self._started = time.monotonic()
+        self.pending.append(outcome)
+        if len(self.pending) >= self.max_docs:
+            self.commit()
+        else:
+            self.commit_if_due()
+
+    def commit_if_due(self) -> None:
+        """Commit when the open group is older than `max_s` (called between documents too)."""
+        if self.pending and time.monotonic() - self._started >= self.max_s:
+            self.commit()
+
+    def commit(self) -> None:
+        self.store.commit_writes()
+        done, self.pending = self.pending, []
+        for outcome in done:
+            self.report(outcome)
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        try:
+            self.commit()
+        except BaseException:
+            self.pending = []  # not committed: not reported
+            if kind is None:
+                raise
+            # The error under way says why (a full disk rolls the group back); a re-run writes these documents.
+            log.debug("the last write group was not committed", exc_info=True)
+        finally:
+            if self._group is not None:
+                self._group.__exit__(None, None, None)
 
 
 def write_graph(store: GraphStore, graph: DocumentGraph, replaces: list[str], settings: Settings, timer: Timer, *,

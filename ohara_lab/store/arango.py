@@ -15,7 +15,7 @@ carries its values in bind variables; there is no raw-query entry point.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -121,6 +121,13 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
         """Several reads as one unit. Each AQL query already reads one consistent (RocksDB) snapshot, and
         multi-statement reads here are single queries (e.g. `document_nodes`), so nothing more is taken."""
         yield None
+
+    def write_group(self) -> AbstractContextManager[None]:
+        """Every write here is its own stream transaction, committed when it ends: a group changes nothing."""
+        return nullcontext()
+
+    def commit_writes(self) -> None:
+        """Nothing is left open to commit (see `write_group`)."""
 
     # ------------------------------------------------------------------ meta
     def set_meta(self, key: str, value: Any) -> None:

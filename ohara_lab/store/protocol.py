@@ -236,6 +236,13 @@ class GraphStore(Protocol):
     def write(self, writeset: WriteSet) -> None:
         """Atomically delete `writeset.replaces` (document ids) and write its graph with its links."""
 
+    def write_group(self) -> AbstractContextManager[None]:
+        """Writes in this block may share one transaction until `commit_writes` (each still whole); leaving
+        it commits them. A store that commits every write at once (ArangoDB) makes it a no-op."""
+
+    def commit_writes(self) -> None:
+        """Commit the writes of the open `write_group` (a no-op where every write commits at once)."""
+
     def delete_document(self, document_id: str) -> bool:
         """Remove a document, its nodes and every edge touching them; roll back entity counts."""
 

@@ -45,7 +45,7 @@ notes = work / "notes"; notes.mkdir(); (work / "private").mkdir()
 def swap(o):
     if o.path.endswith("a.md"):
         (notes / "b.md").unlink(); (notes / "b.md").symlink_to(work / "private" / "salaries.md")
-with Atlas.open(work / "atlas", **OFF) as a:
+with Atlas.open(work / "atlas", **OFF, write_group_docs=1) as a:  # a.md reported before b.md is opened
     r = a.ingest([notes], progress=False, on_outcome=swap)
     leaked = any("91,000" in p["content"] for d in a.documents() for p in a.store.document_nodes(d.id)["paragraphs"])
     say(f"b.md {r.outcomes[1].status} {r.outcomes[1].reason or ''}; secret queryable: {leaked}")

@@ -32,11 +32,14 @@ def _edges(atlas: Atlas) -> set:
     return {(e.from_id, e.to_id, e.relation, json.dumps(e.attrs, sort_keys=True)) for e in atlas.store.edges()}
 
 
-def test_the_first_full_disk_write_stops_the_ingest(tmp_path, samples_atlas_dir):
+@pytest.mark.parametrize("group", [1, 64])
+def test_the_first_full_disk_write_stops_the_ingest(tmp_path, samples_atlas_dir, group):
+    """One document per transaction: those before the full disk stand. In write groups (issue 30.2) SQLite
+    rolls the open group back with the write that hit the full disk: the report counts only what committed."""
     src = tmp_path / "src"
     shutil.copytree(corpus_dir(), src)
     files = sorted(src.iterdir())
-    with Atlas.open(tmp_path / "atlas", **OFFLINE) as atlas:
+    with Atlas.open(tmp_path / "atlas", **OFFLINE, write_group_docs=group) as atlas:
         conn = atlas.store.conn
         conn.execute(f"PRAGMA max_page_count={conn.execute('PRAGMA page_count').fetchone()[0] + ROOM_PAGES}")
         with pytest.raises(StoreError) as raised:
@@ -44,7 +47,7 @@ def test_the_first_full_disk_write_stops_the_ingest(tmp_path, samples_atlas_dir)
         found = ONE_LINE.fullmatch(str(raised.value))
         assert found, str(raised.value)
         done = int(found.group(1))
-        assert 0 < done < len(files)
+        assert (0 < done < len(files)) if group == 1 else (0 <= done < len(files))
         report = raised.value.report
         # nothing after the full disk was tried: no file failed, the outcomes are the documents written
         assert [o.status for o in report.outcomes] == ["ingested"] * done

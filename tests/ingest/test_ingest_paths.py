@@ -87,7 +87,8 @@ def test_a_file_swapped_for_a_link_after_the_listing_is_refused(inbox, tmp_path)
     """b.md passes the folder's link check, then becomes a link out while a.md is ingested (the public
     `on_outcome` callback is the moment): the file opened is checked, not the name listed."""
     notes, secret = inbox
-    with Atlas.open(tmp_path / "atlas", **OFFLINE, ner="rules") as atlas:
+    # One document per commit: a write group reports a.md only once it commits, after b.md (issue 30.2).
+    with Atlas.open(tmp_path / "atlas", **OFFLINE, ner="rules", write_group_docs=1) as atlas:
         swap = lambda o: _swap_for_link(notes / "b.md", secret) if o.path.endswith("a.md") else None  # noqa: E731
         report = atlas.ingest([notes], progress=False, on_outcome=swap)
         assert (notes / "b.md").is_symlink()
