@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .errors import SettingsError
-from .phase_table import PHASE_TABLE
+from .phase_table import PHASE, PHASE_TABLE
 from .redact import MASK, redact
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -223,15 +223,15 @@ class RetrievalSettings:
     sumo_hierarchy_depth: int = _opt(3, "ancestor levels used by SUMO expansion (0 = exact tags only)", bounds="[0, 100]")
 
     # --- retrieval: fusion weights -----------------------------------------
-    bm25_weight: float = _opt(0.0, "fusion weight of phase 1 (BM25 full text; it always runs: it seeds the rest)", bounds="[0, 100]")
-    sumo_weight: float = _opt(0.0, "fusion weight of phase 1b (SUMO expansion)", bounds="[0, 100]")
-    entity_pivot_weight: float = _opt(0.0, "fusion weight of phase 2 (entity pivot)", bounds="[0, 100]")
-    struct_weight: float = _opt(0.0, "fusion weight of phase 3 (structural neighbours)", bounds="[0, 100]")
-    cross_doc_weight: float = _opt(0.0, "fusion weight of phase 1c (SIMILAR_TO expansion)", bounds="[0, 100]")
-    vector_weight: float = _opt(0.0, "fusion weight of phase 1d (dense vectors; at 0 it still runs to seed the walk)", bounds="[0, 100]")
-    ppr_weight: float = _opt(1.0, "fusion weight of the graph walk (dense-seeded Personalized PageRank); 0 skips it", bounds="[0, 100]")
-    bridge_weight: float = _opt(0.0, "fusion weight of the bridge hop (second query from the top passages' entities)", bounds="[0, 100]")
-    answers_same_weight: float = _opt(0.5, "fusion weight of phase 1e (ANSWERS_SAME; runs when OHARA_ANSWERS_SAME is on)", bounds="[0, 100]")
+    bm25_weight: float = _opt(PHASE["bm25"].default_weight, "fusion weight of phase 1 (BM25 full text; it always runs: it seeds the rest)", bounds="[0, 100]")
+    sumo_weight: float = _opt(PHASE["sumo"].default_weight, "fusion weight of phase 1b (SUMO expansion)", bounds="[0, 100]")
+    entity_pivot_weight: float = _opt(PHASE["entity_pivot"].default_weight, "fusion weight of phase 2 (entity pivot)", bounds="[0, 100]")
+    struct_weight: float = _opt(PHASE["structural"].default_weight, "fusion weight of phase 3 (structural neighbours)", bounds="[0, 100]")
+    cross_doc_weight: float = _opt(PHASE["cross_doc"].default_weight, "fusion weight of phase 1c (SIMILAR_TO expansion)", bounds="[0, 100]")
+    vector_weight: float = _opt(PHASE["vector"].default_weight, "fusion weight of phase 1d (dense vectors; at 0 it still runs to seed the walk)", bounds="[0, 100]")
+    ppr_weight: float = _opt(PHASE["ppr"].default_weight, "fusion weight of the graph walk (dense-seeded Personalized PageRank); 0 skips it", bounds="[0, 100]")
+    bridge_weight: float = _opt(PHASE["bridge"].default_weight, "fusion weight of the bridge hop (second query from the top passages' entities)", bounds="[0, 100]")
+    answers_same_weight: float = _opt(PHASE["answers_same"].default_weight, "fusion weight of phase 1e (ANSWERS_SAME; runs when OHARA_ANSWERS_SAME is on)", bounds="[0, 100]")
     fusion: str = _opt("weighted", "how phases combine: weighted (max-normalised sum) | rrf (reciprocal rank)")
     rrf_k: int = _opt(60, "k of reciprocal-rank fusion: each phase adds 1/(k + rank)", bounds="[0, 1000000]")
     adaptive_weights: bool = _opt(True, "multiply weights by the query-mode row (factoid/synthesis/exploratory)")
@@ -261,7 +261,7 @@ class RetrievalSettings:
                                    " and the Explorer offers co-cited paragraphs (original profile: off)")
     cluster_retrieval: bool = _opt(False, "phase 1f: for synthesis and exploratory queries, the paragraphs nearest"
                                           " the centroids of the k-means clusters whose terms the query names")
-    cluster_weight: float = _opt(0.6, "fusion weight of phase 1f (clusters; runs with OHARA_CLUSTER_RETRIEVAL)", bounds="[0, 100]")
+    cluster_weight: float = _opt(PHASE["cluster"].default_weight, "fusion weight of phase 1f (clusters; runs with OHARA_CLUSTER_RETRIEVAL)", bounds="[0, 100]")
     cluster_members: int = _opt(3, "paragraphs phase 1f takes from each matching cluster, nearest its centroid first", bounds="[1, 1000]")
 
     # --- retrieval: temporal prior -------------------------------------------
