@@ -55,6 +55,7 @@ from .protocol import DuplicateDocument, KnownState, Overlap, Routes, SharedQues
 from .sqlite_check import run_checks
 from .sqlite_curation import SqliteCurationMixin
 from .sqlite_search import SqliteSearchMixin
+from .node_cache import NodeCache
 from .vectors import VectorSearch
 
 SCHEMA_VERSION = 1
@@ -129,6 +130,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         self.busy_timeout_s = busy_timeout_s
         self.max_mb = max_mb  # OHARA_ATLAS_MAX_MB: SQLite's max_page_count on the writer
         self._vec_cache: dict[str, tuple[int, list[str], np.ndarray]] = {}
+        self.node_cache = NodeCache()  # decoded node rows, per write generation of the connection
         self._models_cache: tuple[int, dict[str, int]] | None = None
         self._vectors = VectorSearch(self.directory / "ann", ann_threshold, ann_ef, writable=not read_only,
                                      dim_of=self._vector_dim)
@@ -768,6 +770,11 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
                 for r in self._q("SELECT data FROM documents ORDER BY title, id")]
 
     def get_nodes(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Rows by id (unknown ids left out), kept per write generation (`node_cache.NodeCache`)."""
+        with self._lock, self._sql_errors():
+            return self.node_cache.get(self.conn, list(ids), self._read_nodes)
+
+    def _read_nodes(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         by_coll: dict[str, list[str]] = {}
         for nid in ids:
             by_coll.setdefault(split_id(nid)[0], []).append(nid)
