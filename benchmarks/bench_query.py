@@ -54,6 +54,37 @@ def pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else 0.0
 
 
+def compare_cache(atlas: Atlas, dataset, repeat: int) -> None:
+    """Node cache off (the baseline: every get_nodes reads SQLite) against on, alternating per question."""
+    engine, cache = atlas.engine, atlas.store.node_cache
+    lat: dict[tuple[str, bool], list[float]] = defaultdict(list)
+    load, same, total = [os.getloadavg()[0]], 0, 0
+    for p in range(repeat):
+        for i, q in enumerate(dataset.queries):
+            for run in ("bm25_only", "full"):
+                out = {}
+                for on in ((False, True) if (i + p) % 2 else (True, False)):
+                    cache.enabled = on
+                    engine.clear_query_cache()
+                    t0 = time.perf_counter()
+                    result = engine.query(q.text, **CONFIGS[run].overrides)
+                    lat[(run, on)].append((time.perf_counter() - t0) * 1000)
+                    d = result.to_dict()
+                    d.pop("timings_ms", None)
+                    out[on] = json.dumps(d, sort_keys=True, default=str)
+                same += out[True] == out[False]
+                total += 1
+        load.append(os.getloadavg()[0])
+    cache.enabled = True
+    print(f"load average (1 min) at the start and after each pass: {', '.join(f'{x:.2f}' for x in load)}")
+    print(f"results identical with and without the node cache: {same}/{total}")
+    print("| run | cache off p50 | off p95 | cache on p50 | on p95 |\n|---|---|---|---|---|")
+    for run in ("bm25_only", "full"):
+        off, on_ = lat[(run, False)], lat[(run, True)]
+        print(f"| {run} | {statistics.median(off):.2f} | {pct(off, 95):.2f} | {statistics.median(on_):.2f} |"
+              f" {pct(on_, 95):.2f} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--shared", default="../shared", type=Path)
@@ -61,6 +92,9 @@ def main() -> None:
     ap.add_argument("--embedder", default="minilm")
     ap.add_argument("--repeat", default=1, type=int, help="passes over the questions (latency only)")
     ap.add_argument("--as-is", action="store_true", help="query the atlas as it is (ingest nothing into it)")
+    ap.add_argument("--baseline-no-cache", action="store_true",
+                    help="only: full and bm25_only with the store's node cache off and on, interleaved in one run "
+                         "(results compared: to_dict() minus timings)")
     args = ap.parse_args()
     dataset = load_dataset("musique", args.shared / "datasets")
     settings = {"embedder": args.embedder, "llm": "offline", "reference_date": "2026-11-29"}
@@ -70,6 +104,9 @@ def main() -> None:
         doc_of = {d.id: d.origin_path.split(":", 1)[-1] for d in atlas.documents()}  # bench or eval atlas
         engine = atlas.engine
         atlas.query("warm up the embedder and caches")
+        if args.baseline_no_cache:
+            compare_cache(atlas, dataset, args.repeat)
+            return
         from ohara_lab.retrieval.graph import build_passage_graph  # noqa: PLC0415
         from ohara_lab.retrieval.phases.ppr import describe  # noqa: PLC0415
 
