@@ -51,11 +51,11 @@ from ..records import (
     utc_now,
 )
 from . import common
+from .node_cache import NodeCache
 from .protocol import DuplicateDocument, KnownState, Overlap, Routes, SharedQuestion, WriteRows, WriteSet
 from .sqlite_check import run_checks
 from .sqlite_curation import SqliteCurationMixin
 from .sqlite_search import SqliteSearchMixin
-from .node_cache import NodeCache
 from .vectors import VectorSearch
 
 SCHEMA_VERSION = 1
