@@ -23,10 +23,10 @@ which published …") rather than a name: the query's content terms (stemmed, ID
 neither the first-pass passages nor the passages found so far contain are what is *left to
 explain*, R. Each hop's found passages are, per queried entity, its best hit that explains any of
 R; their entities (not named by the query, not queried before) are the next hop's candidates,
-the strongest `bridge_entities` by  parent · spec(e)  (parent = the score of the found passage
-they came from). A candidate's hits h score
+the strongest `bridge_entities` by  w_p · spec(e)  (w_p = the weight of the entity whose hit the
+found passage p was). A candidate's hits h score
 
-    gain_e · parent · spec'(e) · n(BM25_e(h))     gain_e = max over its top hits of idf(R ∩ h) / idf(R)
+    w_e · n(BM25_e(h))     w_e = gain_e · w_p,  gain_e = max over its top hits of idf(R ∩ h) / idf(R)
 
 and a candidate that explains nothing of R (gain 0) is dropped. The walk stops after
 `bridge_hops` hops, when R is empty, or when no candidate gains.
@@ -152,7 +152,8 @@ def further_hops(state: QueryState, store: GraphStore, settings: Settings, first
     remaining = set(idf) - set().union(*terms.values()) if terms else set(idf)
     used = {slug for slug, _, _ in chosen} | set(state.query.hint_slugs)
     query_words = set(tokenize(state.query.raw))
-    frontier = found_passages(per_entity, remaining, idf, store, terms)
+    weights = {slug: w for slug, w, _ in chosen}
+    frontier = found_passages(per_entity, weights, remaining, store, terms)
     for hop in range(2, settings.bridge_hops + 1):
         for pid in frontier:
             remaining -= terms[pid]
@@ -168,13 +169,13 @@ def further_hops(state: QueryState, store: GraphStore, settings: Settings, first
                 e = entities.get(slug)
                 if e is None or e.type in UNLINKED_TYPES or set(tokenize(e.name)) <= query_words:
                     continue
-                w = pscore / math.log(2 + max(1, e.mention_count))
-                if slug not in parent or parent[slug][0] < w:
-                    parent[slug] = (w, pid)
+                rank = pscore / math.log(2 + max(1, e.mention_count))
+                if slug not in parent or parent[slug][0] < rank:
+                    parent[slug] = (rank, pid)
         ranked = sorted(parent.items(), key=lambda kv: (-kv[1][0], kv[0]))[: settings.bridge_entities]
         total = sum(idf[t] for t in remaining)
         hop_hits: dict[str, list[tuple[str, float]]] = {}
-        for slug, (w, source) in ranked:
+        for slug, (_, source) in ranked:
             name = entities[slug].name
             rows = store.bm25_search(tokenize(name) + state.query.keywords, HITS_PER_ENTITY,
                                      exclude_documents=state.excluded)
@@ -187,7 +188,8 @@ def further_hops(state: QueryState, store: GraphStore, settings: Settings, first
             if gain <= 0:
                 continue  # explains nothing that is left
             used.add(slug)
-            weight = gain * w
+            weight = gain * frontier[source]
+            weights[slug] = weight
             for r, n in zip(rows, minmax_norm([r.score for r in rows])):
                 score = weight * n
                 hop_hits.setdefault(slug, []).append((r.id, score))
@@ -195,19 +197,19 @@ def further_hops(state: QueryState, store: GraphStore, settings: Settings, first
                     best[r.id] = Hit(r.id, r.document_id, "bridge", score,
                                      {"bridge_entity": name, "entity_weight": round(weight, 6), "from": source,
                                       "hop": hop, "explains": sorted(remaining & top.get(r.id, set()))})
-        frontier = found_passages(hop_hits, remaining, idf, store, terms)
+        frontier = found_passages(hop_hits, weights, remaining, store, terms)
 
 
-def found_passages(per_entity: dict[str, list[tuple[str, float]]], remaining: set[str], idf: dict[str, float],
+def found_passages(per_entity: dict[str, list[tuple[str, float]]], weights: dict[str, float], remaining: set[str],
                    store: GraphStore, terms: dict[str, set[str]]) -> dict[str, float]:
-    """Per queried entity, its best-scoring hit among the top `GAIN_HITS` that explains any remaining term:
-    id -> its score (the next hop's parent weight). Adds the hits' word sets to `terms`."""
+    """Per queried entity, its best hit among the top `GAIN_HITS` that explains any remaining term:
+    id -> the entity's weight (the next hop's parent weight). Adds the hits' word sets to `terms`."""
     want = [i for hits in per_entity.values() for i, _ in hits[:GAIN_HITS] if i not in terms]
     terms.update(node_terms(want, store))
     out: dict[str, float] = {}
-    for hits in per_entity.values():
-        for i, score in hits[:GAIN_HITS]:
-            if score > 0 and remaining & terms.get(i, set()):
-                out[i] = max(out.get(i, 0.0), score)
+    for slug, hits in per_entity.items():
+        for i, _ in hits[:GAIN_HITS]:
+            if remaining & terms.get(i, set()):
+                out[i] = max(out.get(i, 0.0), weights.get(slug, 0.0))
                 break
     return out
