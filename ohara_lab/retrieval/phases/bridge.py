@@ -153,13 +153,16 @@ def further_hops(state: QueryState, store: GraphStore, settings: Settings, first
     used = {slug for slug, _, _ in chosen} | set(state.query.hint_slugs)
     query_words = set(tokenize(state.query.raw))
     weights = {slug: w for slug, w, _ in chosen}
-    frontier = found_passages(per_entity, weights, remaining, store, terms)
+    seen = set(first_pass)
+    frontier = found_passages(per_entity, weights, remaining, store, terms, seen)
     for hop in range(2, settings.bridge_hops + 1):
         for pid in frontier:
             remaining -= terms[pid]
         if not remaining or not frontier:
             return
-        # candidates: the entities of the passages the last hop found
+        # candidates: the entities of the passages the last hop found (a section hit: its lead passage's)
+        leads = lead_passages([p for p in frontier if in_collection(p, SECTIONS)], store)
+        frontier = {leads.get(p, p): w for p, w in frontier.items()}
         nodes = store.get_nodes(list(frontier))
         slugs = sorted({s for n in nodes.values() for s in n.get("entity_slugs") or []} - used)
         entities = {e.slug: e for e in store.get_entities(slugs)}
@@ -197,19 +200,21 @@ def further_hops(state: QueryState, store: GraphStore, settings: Settings, first
                     best[r.id] = Hit(r.id, r.document_id, "bridge", score,
                                      {"bridge_entity": name, "entity_weight": round(weight, 6), "from": source,
                                       "hop": hop, "explains": sorted(remaining & top.get(r.id, set()))})
-        frontier = found_passages(hop_hits, weights, remaining, store, terms)
+        frontier = found_passages(hop_hits, weights, remaining, store, terms, seen)
 
 
 def found_passages(per_entity: dict[str, list[tuple[str, float]]], weights: dict[str, float], remaining: set[str],
-                   store: GraphStore, terms: dict[str, set[str]]) -> dict[str, float]:
-    """Per queried entity, its best hit among the top `GAIN_HITS` that explains any remaining term:
-    id -> the entity's weight (the next hop's parent weight). Adds the hits' word sets to `terms`."""
+                   store: GraphStore, terms: dict[str, set[str]], seen: set[str]) -> dict[str, float]:
+    """Per queried entity, of its hits not found before (`seen`, updated), the best among the top `GAIN_HITS` that explains any remaining term, else its
+    top hit (a bridge passage need not explain anything itself): id -> the entity's weight (the next hop's parent weight). Adds the hits' word sets to `terms`."""
     want = [i for hits in per_entity.values() for i, _ in hits[:GAIN_HITS] if i not in terms]
     terms.update(node_terms(want, store))
     out: dict[str, float] = {}
     for slug, hits in per_entity.items():
-        for i, _ in hits[:GAIN_HITS]:
-            if remaining & terms.get(i, set()):
-                out[i] = max(out.get(i, 0.0), weights.get(slug, 0.0))
-                break
+        new = [i for i, _ in hits if i not in seen]
+        if not new:
+            continue
+        pick = next((i for i in new[:GAIN_HITS] if remaining & terms.get(i, set())), new[0])
+        out[pick] = max(out.get(pick, 0.0), weights.get(slug, 0.0))
+    seen.update(out)
     return out
