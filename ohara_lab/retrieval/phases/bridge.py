@@ -157,12 +157,13 @@ def further_hops(state: QueryState, store: GraphStore, settings: Settings, first
     frontier = found_passages(per_entity, weights, remaining, store, terms, seen)
     for hop in range(2, settings.bridge_hops + 1):
         for pid in frontier:
-            remaining -= terms[pid]
+            remaining -= terms.get(pid, set())
         if not remaining or not frontier:
             return
         # candidates: the entities of the passages the last hop found (a section hit: its lead passage's)
         leads = lead_passages([p for p in frontier if in_collection(p, SECTIONS)], store)
         frontier = {leads.get(p, p): w for p, w in frontier.items()}
+        terms.update(node_terms([p for p in frontier if p not in terms], store))
         nodes = store.get_nodes(list(frontier))
         slugs = sorted({s for n in nodes.values() for s in n.get("entity_slugs") or []} - used)
         entities = {e.slug: e for e in store.get_entities(slugs)}
