@@ -253,6 +253,9 @@ class RetrievalSettings:
     synonymy_neighbours: int = _opt(100, "most SYNONYM_OF links per entity", bounds="[0, 100000]")
     bridge_passages: int = _opt(3, "top first-pass passages whose entities become bridge queries", bounds="[0, 1000]")
     bridge_entities: int = _opt(5, "most bridge entities queried per query", bounds="[0, 1000]")
+    bridge_hops: int = _opt(1, "bridge hops: after the first, each hop queries the entities of the passages the "
+                               "last hop found, scored by the share of the query's still-unexplained terms (IDF) "
+                               "their passages explain; stops when nothing is left or nothing gains", bounds="[1, 3]")
 
     # --- retrieval: graph analytics (read from `ohara analyze`; nothing happens before it ran) ---
     community: bool = _opt(True, "attach the query entities' topic communities to the result (community_context)"

@@ -60,6 +60,8 @@ CONFIGS: dict[str, EvalConfig] = {c.name: c for c in [
                "the default engine without the graph walk: its seed, dense retrieval, ranks instead"),
     EvalConfig("no_bridge", {"bridge_weight": 0.0}, "the default engine without the bridge hop (its default)"),
     EvalConfig("with_bridge", {"bridge_weight": 0.2}, "the default engine with the bridge hop at weight 0.2"),
+    EvalConfig("with_bridge_hops", {"bridge_weight": 0.2, "bridge_hops": 3},
+               "with_bridge, iterated up to 3 hops on the query's still-unexplained terms (issue 31.3)"),
     # Issue 16: graph analytics in retrieval. The default profile gives the entity pivot weight 0, so the
     # Adamic–Adar boost is measured on a pivot at 0.2 (as with_bridge), against the same pivot without it.
     EvalConfig("with_entity_pivot", {"entity_pivot_weight": 0.2, "adamic_adar": False},

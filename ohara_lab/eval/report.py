@@ -146,6 +146,31 @@ def by_type_rows(run: MatrixRun) -> list[dict[str, Any]]:
     return rows
 
 
+def by_type_comparison_rows(per_query: Sequence[Mapping[str, Any]], baseline: str,
+                            metrics: Sequence[str] = ("recall@5", "mrr@10"), n_resamples: int = 10000,
+                            seed: int = 42) -> list[dict[str, Any]]:
+    """Per question type (MuSiQue: hop count), every other config − `baseline` on `metrics`: the paired
+    randomization test and bootstrap CI over that type's queries only, from per-query rows (`per_query`
+    of `full_json`, each with `config`, `id`, `question_type`); types with no query in the baseline skip."""
+    from .significance import compare  # noqa: PLC0415
+
+    by: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for row in per_query:
+        by.setdefault((row["config"], row["question_type"]), []).append(row)
+    types = sorted({t for c, t in by if c == baseline})
+    rows = []
+    for name in dict.fromkeys(c for c, _ in by):
+        if name == baseline:
+            continue
+        for qtype in types:
+            a, b = by.get((name, qtype), []), by[(baseline, qtype)]
+            for metric in metrics:
+                c = compare(a, b, metric, n_resamples, seed)
+                rows.append({"config": name, "baseline": baseline, "question_type": qtype, "metric": metric,
+                             **(comparison_dict(c) or {})})
+    return rows
+
+
 def per_query_rows(run: MatrixRun) -> list[dict[str, Any]]:
     return [dict(row) for r in run.runs.values() for row in r.rows]
 

@@ -113,3 +113,18 @@ def test_runs_over_different_queries_are_refused():
         compare(_rows([1.0]), _rows([1.0]), "hits@4")
     with pytest.raises(UsageError, match="no query"):
         compare(_rows([None]), _rows([1.0]), "mrr@10")
+
+
+def test_by_type_comparison_tests_each_type_on_its_own_queries():
+    from ohara_lab.eval.report import by_type_comparison_rows
+
+    def rows(config, values, qtype, start):
+        return [{"config": config, "id": f"q{start + i}", "question_type": qtype, "recall@5": v}
+                for i, v in enumerate(values)]
+    per_query = (rows("full", [0, 0, 0], "2hop", 0) + rows("full", [1, 1], "3hop", 3)
+                 + rows("x", [1, 1, 1], "2hop", 0) + rows("x", [1, 1], "3hop", 3))
+    got = {r["question_type"]: r for r in by_type_comparison_rows(per_query, "full", ("recall@5",))}
+    assert set(got) == {"2hop", "3hop"}
+    # 2hop: d = (1, 1, 1), exact sign flips: p = 2/8; 3hop: no difference, p = 1
+    assert got["2hop"]["diff"] == 1.0 and got["2hop"]["p_value"] == 0.25 and got["2hop"]["n"] == 3
+    assert got["3hop"]["diff"] == 0.0 and got["3hop"]["p_value"] == 1.0 and got["3hop"]["n"] == 2
