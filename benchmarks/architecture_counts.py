@@ -3,10 +3,11 @@
     python benchmarks/architecture_counts.py            # a table of the counts
     python benchmarks/architecture_counts.py --detail   # plus the upward arrows, the layers and every hit
 
-Import graph (grimp, the graph library under import-linter): one node per top-level module or subpackage of
-`ohara_lab` (a subpackage stands for every module under it; `ohara_lab/__init__.py` is the node `ohara_lab`),
-one arrow A -> B when any module of A imports any module of B, lazy imports inside functions included (they
-still tie the two together), imports under `if TYPE_CHECKING:` excluded (they never run). `widgets/` is not
+Import graph (`benchmarks/code_scan.py`, the stdlib-ast scanner `tests/test_import_graph.py` checks loops
+with): one node per top-level module or subpackage of `ohara_lab` (a subpackage stands for every module under
+it; `ohara_lab/__init__.py` is the node `ohara_lab`), one arrow A -> B when any module of A imports any module
+of B, lazy imports inside functions included (they still tie the two together), imports under
+`if TYPE_CHECKING:` excluded (they never run). `widgets/` is not
 in the graph: it sits on top of the core and nothing in the core imports it.
 
 Layers and upward arrows: the nodes are put in the order, bottom to top, that leaves the fewest arrows
@@ -16,16 +17,21 @@ layer is one more than the highest layer it imports along the arrows that point 
 one that closes a package-level cycle: it cannot be drawn downward in any order without turning another one
 up. Zero upward arrows means the packages form a DAG.
 
-Seams and names (stdlib ast over `ohara_lab/` and `widgets/`):
-- `store: Any` -- parameters named `store` annotated `Any` in public functions and methods (name without a
-  leading underscore, in a class or module not private), and in every function;
+Seams and names (`code_scan`, the same rules `tests/store/test_seams.py` and `tests/test_names.py` enforce,
+over `ohara_lab/` and `widgets/`):
+- `store: Any` -- parameters named `store` annotated `Any` in public functions and methods (no name on the
+  way from the module down starts with an underscore), and in every function;
 - Atlas returning Any -- public methods and properties of `ohara_lab.atlas.Atlas` whose return annotation
   mentions `Any`;
-- relation literals -- string constants exactly equal to one of `records.RELATIONS`, outside `records.py`
-  (SQL/AQL text that merely contains a name is not counted: its relation is a bind parameter or a column);
-- id building -- `"<collection>/" + x` and `f"<collection>/{x}"` for a collection of `ids.COLLECTIONS`,
-  outside `ids.py`;
-- environment reads -- `os.environ` (any use) and `os.getenv(...)` outside `settings.py`.
+- relation literals -- string constants equal to one of `records.RELATIONS` (docstrings aside), or quoting
+  one inside query text (`relation = 'SIMILAR_TO'`), outside `records.py`;
+- id building -- a string starting `"<collection>/"` (`ids.COLLECTIONS`) added to something, or an f-string
+  starting so, outside `ids.py`; id parsing -- `.startswith/.partition/.split("<collection>/")` and
+  `LIKE '<collection>/%'`-style query text, outside `ids.py`;
+- environment reads -- `os.environ`, `os.getenv/putenv/unsetenv`, `from os import environ`, outside
+  `settings.py`.
+(Before the scanners were folded, this command counted only exact relation constants, `"<collection>/" + x`
+and `os.environ/getenv`, with grimp for the graph; the numbers in docs/architecture.md say which.)
 
 The issue's own figures ("33 packages and modules in 12 layers, 155 import arrows, 6 pointing back up")
 were taken by a method it does not give; this command's definitions are the ones above, so compare its
@@ -36,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,28 +50,19 @@ from pathlib import Path
 import networkx as nx
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: the repository's benchmarks/ package is importable
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks import code_scan  # noqa: E402
+
 PACKAGE = "ohara_lab"
 DP_LIMIT = 22  # exact ordering up to 2**22 subsets per component
 
 
 # ---------------------------------------------------------------------------------------------- import graph
 def package_graph(package: str = PACKAGE) -> dict[str, set[str]]:
-    """Top-level node -> the top-level nodes it imports (grimp, TYPE_CHECKING imports excluded)."""
-    import grimp
-
-    graph = grimp.build_graph(package, cache_dir=None, exclude_type_checking_imports=True)
-
-    def top(module: str) -> str:
-        parts = module.split(".")
-        return parts[0] if len(parts) == 1 else parts[1]
-
-    out: dict[str, set[str]] = {top(m): set() for m in graph.modules}
-    for module in graph.modules:
-        for target in graph.find_modules_directly_imported_by(module):
-            a, b = top(module), top(target)
-            if a != b:
-                out[a].add(b)
-    return out
+    """Top-level node -> the top-level nodes it imports (TYPE_CHECKING imports excluded)."""
+    return code_scan.package_graph(ROOT / package)
 
 
 def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -165,62 +163,22 @@ def layering(graph: dict[str, set[str]]) -> Layering:
 
 
 # ------------------------------------------------------------------------------------------- seams and names
-def _sources() -> list[tuple[str, ast.Module]]:
+def _files() -> list[tuple[str, Path]]:
     files = sorted((ROOT / PACKAGE).rglob("*.py")) + sorted((ROOT / "widgets").rglob("*.py"))
-    return [(str(p.relative_to(ROOT)), ast.parse(p.read_text(), filename=str(p))) for p in files]
+    return [(str(p.relative_to(ROOT)), p) for p in files]
 
 
-def _mentions_any(node: ast.AST | None) -> bool:
-    if node is None:
-        return False
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):  # a quoted annotation
-        try:
-            node = ast.parse(node.value, mode="eval").body
-        except SyntaxError:
-            return False
-    return any(
-        (isinstance(n, ast.Name) and n.id == "Any") or (isinstance(n, ast.Attribute) and n.attr == "Any")
-        for n in ast.walk(node)
-    )
-
-
-def _public_functions(tree: ast.Module) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
-    out = []
-
-    def walk(body: list[ast.stmt], prefix: str) -> None:
-        for node in body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
-                out.append((prefix + node.name, node))
-            elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
-                walk(node.body, prefix + node.name + ".")
-            elif isinstance(node, (ast.If, ast.Try)):
-                walk(node.body, prefix)
-
-    walk(tree.body, "")
-    return out
-
-
-def store_any(sources: list[tuple[str, ast.Module]], public_only: bool = True) -> list[str]:
+def store_any(files: list[tuple[str, Path]], public_only: bool = True) -> list[str]:
     hits = []
-    for path, tree in sources:
-        functions = (
-            _public_functions(tree)
-            if public_only
-            else [(n.name, n) for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        )
-        for name, fn in functions:
-            args = fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
-            hits += [f"{path}:{fn.lineno} {name}" for a in args if a.arg == "store" and _mentions_any(a.annotation)]
+    for path, p in files:
+        hits += code_scan.untyped_store_parameters(p.read_text(encoding="utf-8"), path, public_only=public_only)
     return hits
 
 
-def atlas_any(sources: list[tuple[str, ast.Module]]) -> list[str]:
-    tree = dict(sources)[f"{PACKAGE}/atlas.py"]
-    hits = []
-    for name, fn in _public_functions(tree):
-        if name.startswith("Atlas.") and _mentions_any(fn.returns):
-            hits.append(f"{PACKAGE}/atlas.py:{fn.lineno} {name} -> {ast.unparse(fn.returns)}")  # type: ignore[arg-type]
-    return hits
+def atlas_any(files: list[tuple[str, Path]]) -> list[str]:
+    tree = ast.parse((ROOT / PACKAGE / "atlas.py").read_text(encoding="utf-8"))
+    return [f"{PACKAGE}/atlas.py:{fn.lineno} Atlas.{fn.name} -> {ast.unparse(fn.returns)}"
+            for fn in code_scan.public_methods(tree, "Atlas") if fn.returns is not None and code_scan.mentions_any(fn.returns)]
 
 
 def _string_constants(tree: ast.Module) -> dict[str, str]:
@@ -234,8 +192,10 @@ def _string_constants(tree: ast.Module) -> dict[str, str]:
     return found
 
 
-def _tuple_constant(tree: ast.Module, name: str) -> tuple[str, ...]:
-    """A module-level tuple of strings, its items literals or names of string constants."""
+def _tuple_constant(path: Path, name: str) -> tuple[str, ...]:
+    """A module-level tuple of strings, its items literals or names of string constants (read, not imported:
+    the checkout measured need not be the one installed)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
     names = _string_constants(tree)
     for node in tree.body:
         targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
@@ -244,70 +204,23 @@ def _tuple_constant(tree: ast.Module, name: str) -> tuple[str, ...]:
     raise LookupError(name)
 
 
-def relation_literals(sources: list[tuple[str, ast.Module]]) -> list[str]:
-    relations = set(_tuple_constant(dict(sources)[f"{PACKAGE}/records.py"], "RELATIONS"))
-    hits = []
-    for path, tree in sources:
-        if path == f"{PACKAGE}/records.py":
-            continue
-        docstrings = {
-            id(n.body[0].value)  # type: ignore[attr-defined]
-            for n in ast.walk(tree)
-            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-            and n.body
-            and isinstance(n.body[0], ast.Expr)
-            and isinstance(n.body[0].value, ast.Constant)
-        }
-        for n in ast.walk(tree):
-            if isinstance(n, ast.Constant) and n.value in relations and id(n) not in docstrings:
-                hits.append(f"{path}:{n.lineno} {n.value}")
-    return hits
-
-
-def id_building(sources: list[tuple[str, ast.Module]]) -> list[str]:
-    prefixes = {c + "/" for c in _tuple_constant(dict(sources)[f"{PACKAGE}/ids.py"], "COLLECTIONS")}
-    hits = []
-    for path, tree in sources:
-        if path == f"{PACKAGE}/ids.py":
-            continue
-        for n in ast.walk(tree):
-            if (
-                isinstance(n, ast.BinOp)
-                and isinstance(n.op, ast.Add)
-                and isinstance(n.left, ast.Constant)
-                and n.left.value in prefixes
-            ):
-                hits.append(f'{path}:{n.lineno} "{n.left.value}" +')
-            elif (
-                isinstance(n, ast.JoinedStr)
-                and len(n.values) >= 2
-                and isinstance(n.values[0], ast.Constant)
-                and n.values[0].value in prefixes
-            ):
-                hits.append(f'{path}:{n.lineno} f"{n.values[0].value}{{..}}"')
-    return hits
-
-
-def environment_reads(sources: list[tuple[str, ast.Module]]) -> list[str]:
-    hits = []
-    for path, tree in sources:
-        if path == f"{PACKAGE}/settings.py":
-            continue
-        for n in ast.walk(tree):
-            if (
-                isinstance(n, ast.Attribute)
-                and n.attr in ("environ", "getenv")
-                and (isinstance(n.value, ast.Name) and n.value.id == "os")
-            ):
-                hits.append(f"{path}:{n.lineno} os.{n.attr}")
-    return hits
+def name_hits(files: list[tuple[str, Path]]) -> dict[str, list[str]]:
+    """rule -> `path:line snippet` of every name outside its home (no allowlist)."""
+    rules = code_scan.NameRules(_tuple_constant(ROOT / PACKAGE / "records.py", "RELATIONS"),
+                                _tuple_constant(ROOT / PACKAGE / "ids.py", "COLLECTIONS"))
+    rel = [(path.removeprefix(PACKAGE + "/"), p) for path, p in files]
+    out: dict[str, list[str]] = {rule: [] for rule in code_scan.HOMES}
+    for f, rule, line, snippet in rules.package_violations(rel):
+        out[rule].append(f"{f}:{line} {snippet}")
+    return out
 
 
 # --------------------------------------------------------------------------------------------------- report
 def counts() -> tuple[dict[str, int], dict[str, list[str]]]:
     graph = package_graph()
     lay = layering(graph)
-    sources = _sources()
+    sources = _files()
+    names = name_hits(sources)
     detail = {
         "upward arrows": [f"{a} -> {b}" for a, b in lay.upward],
         "cycles": [" ".join(c) for c in lay.cycles],
@@ -317,9 +230,10 @@ def counts() -> tuple[dict[str, int], dict[str, list[str]]]:
         ],
         "store: Any": store_any(sources),
         "Atlas -> Any": atlas_any(sources),
-        "relation literals": relation_literals(sources),
-        "id building": id_building(sources),
-        "environment reads": environment_reads(sources),
+        "relation literals": names["relation"],
+        "id building": names["id-build"],
+        "id parsing": names["id-parse"],
+        "environment reads": names["env"],
     }
 
     def files(hits: list[str]) -> int:
@@ -336,10 +250,11 @@ def counts() -> tuple[dict[str, int], dict[str, list[str]]]:
         "Atlas methods returning Any": len(detail["Atlas -> Any"]),
         "relation-name literals outside records.py": len(detail["relation literals"]),
         "  files holding them ": files(detail["relation literals"]),
-        "  of them SIMILAR_TO, files": files([h for h in detail["relation literals"] if h.endswith("SIMILAR_TO")]),
+        "  of them SIMILAR_TO, files": files([h for h in detail["relation literals"] if "SIMILAR_TO" in h.split(" ", 1)[1]]),
         "collection-prefix id building outside ids.py": len(detail["id building"]),
         "  files holding them": files(detail["id building"]),
-        "  of them entities/": sum('"entities/' in h for h in detail["id building"]),
+        "  of them entities/": sum("'entities/" in h or '"entities/' in h for h in detail["id building"]),
+        "collection-prefix id parsing outside ids.py": len(detail["id parsing"]),
         "environment reads outside settings.py": len(detail["environment reads"]),
     }
     return table, detail

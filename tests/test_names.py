@@ -10,124 +10,39 @@ a string constant equal to a relation name, `"entities/" + slug`, `f"entities/{s
 
 from __future__ import annotations
 
-import ast
-import re
 import sys
 from collections import Counter
 from pathlib import Path
 
 import ohara_lab
 import pytest
-from ohara_lab.ids import COLLECTIONS
-from ohara_lab.records import RELATIONS
+
+if __name__ == "__main__":  # run as a script: the repository's benchmarks/ holds the scanner
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks import code_scan  # noqa: E402
+from ohara_lab.ids import COLLECTIONS  # noqa: E402
+from ohara_lab.records import RELATIONS  # noqa: E402
 
 ROOT = Path(ohara_lab.__file__).parent
 WIDGETS = ROOT.parent / "widgets"
 
-# The homes of each kind of name.
-HOMES = {
-    "relation": {"records.py"},
-    "id-build": {"ids.py"},
-    "id-parse": {"ids.py"},
-    "env": {"settings.py"},
-}
+HOMES = code_scan.HOMES
 # Nothing may be added here: every name has its home (the write path folded at the writeset merge).
 ALLOWLIST: set[str] = set()
-
-# A line that ends in this comment holds a string that only looks like a name (a wiki path "documents/...").
-EXEMPT = "# names:"
-_PREFIXES = tuple(f"{c}/" for c in COLLECTIONS)
-_RELATIONS = frozenset(RELATIONS)
-# A relation name quoted inside a longer string: a query's text (`relation = 'SIMILAR_TO'`), not prose.
-_QUOTED = re.compile(r"""(["'])(?:""" + "|".join(RELATIONS) + r""")\1""")
-# A collection prefix quoted alone inside a longer string: LIKE 'documents/%', STARTS_WITH(id, "documents/").
-_QUOTED_PREFIX = re.compile(r"""(["'])(?:""" + "|".join(COLLECTIONS) + r""")/%?\1""")
-
-
-def _docstrings(tree: ast.AST) -> set[int]:
-    """ids of the string constants that are docstrings (they may name relations freely)."""
-    out: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                out.add(id(first.value))
-    return out
-
-
-def _collection_prefix(node: ast.AST) -> bool:
-    """`node` is a string that starts with `collection/` (a constant, or an f-string's first piece)."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value.startswith(_PREFIXES)
-    if isinstance(node, ast.JoinedStr) and node.values:
-        return _collection_prefix(node.values[0])
-    return False
+RULES = code_scan.NameRules(RELATIONS, COLLECTIONS)
 
 
 def violations(source: str) -> list[tuple[str, int, str]]:
-    """(rule, line, snippet) for every name spelled outside its home in `source`."""
-    tree = ast.parse(source)
-    lines = source.splitlines()
-    docs = _docstrings(tree)
-    in_fstring = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
-    out: list[tuple[str, int, str]] = []
-
-    def hit(rule: str, node: ast.AST) -> None:
-        line = getattr(node, "lineno", 0)
-        if line and EXEMPT in lines[line - 1]:  # a string that only looks like a name, said so on its line
-            return
-        out.append((rule, getattr(node, "lineno", 0), ast.unparse(node)[:80]))
-
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and node.value in _RELATIONS and id(node) not in docs:
-            hit("relation", node)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _QUOTED.search(node.value):
-            hit("relation", node)  # SQL/AQL text: build it from the constant, f"relation = '{SIMILAR_TO}'"
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _QUOTED_PREFIX.search(node.value):
-            hit("id-parse", node)  # SQL/AQL text: LIKE 'documents/%' -> f"LIKE '{DOCUMENTS}/%'"
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and _collection_prefix(node.left):
-            hit("id-build", node)
-        if isinstance(node, ast.JoinedStr) and id(node) not in in_fstring and _collection_prefix(node):
-            hit("id-build", node)
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ("startswith", "partition", "split")
-            and node.args
-        ):
-            arg = node.args[0]
-            parts = arg.elts if isinstance(arg, ast.Tuple) else [arg]
-            if any(_collection_prefix(p) for p in parts):
-                hit("id-parse", node)
-        if (
-            isinstance(node, ast.Attribute)
-            and node.attr in ("environ", "getenv", "putenv", "unsetenv")
-            and isinstance(node.value, ast.Name)
-            and node.value.id == "os"
-        ):
-            hit("env", node)
-        if (
-            isinstance(node, ast.ImportFrom)
-            and node.module == "os"
-            and any(a.name in ("environ", "getenv") for a in node.names)
-        ):
-            hit("env", node)
-    return out
+    """(rule, line, snippet) for every name spelled outside its home in `source` (`benchmarks/code_scan.py`)."""
+    return RULES.violations(source)
 
 
 def package_violations(allowlist: set[str] = ALLOWLIST) -> list[tuple[str, str, int, str]]:
     """(file, rule, line, snippet) over ohara_lab/, skipping each rule's home and `allowlist`."""
-    out = []
     # widgets/ installs as ohara_lab.widgets from the repo's top-level folder: checked where it is present.
     paths = sorted(ROOT.rglob("*.py")) + sorted(WIDGETS.rglob("*.py"))
-    for path in paths:
-        rel = path.relative_to(ROOT if path.is_relative_to(ROOT) else ROOT.parent).as_posix()
-        if rel in allowlist:
-            continue
-        for rule, line, snippet in violations(path.read_text()):
-            if rel not in HOMES[rule]:
-                out.append((rel, rule, line, snippet))
-    return out
+    rel = [(p.relative_to(ROOT if p.is_relative_to(ROOT) else ROOT.parent).as_posix(), p) for p in paths]
+    return RULES.package_violations(rel, allowlist)
 
 
 def test_names_live_in_their_homes() -> None:

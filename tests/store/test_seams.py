@@ -6,45 +6,15 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from benchmarks import code_scan
+
 ROOT = Path(__file__).resolve().parents[2]
 
 FACADE_ONLY = [ROOT / "ohara_lab" / "serve", ROOT / "widgets"]
 
 
-def _mentions_any(annotation: ast.expr | None) -> bool:
-    """`Any`, `Any | None`, `Optional[Any]`, `"Any"`, `typing.Any`: anything that lets a store be untyped."""
-    if annotation is None:
-        return False
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        return _mentions_any(ast.parse(annotation.value, mode="eval").body)
-    return any(
-        (isinstance(n, ast.Name) and n.id == "Any") or (isinstance(n, ast.Attribute) and n.attr == "Any")
-        for n in ast.walk(annotation)
-    )
-
-
-def _public(names: list[str]) -> bool:
-    return not any(n.startswith("_") and n != "__init__" for n in names)
-
-
-def untyped_store_parameters(source: str, path: str = "<test>") -> list[str]:
-    """`path:line name(store)` for each public function or method whose `store` parameter is typed `Any`."""
-    found: list[str] = []
-
-    def visit(node: ast.AST, scope: list[str]) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.ClassDef):
-                visit(child, [*scope, child.name])
-            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                names = [*scope, child.name]
-                a = child.args
-                for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
-                    if arg.arg == "store" and _mentions_any(arg.annotation) and _public(names):
-                        found.append(f"{path}:{child.lineno} {'.'.join(names)}(store)")
-                visit(child, names)  # nested functions are not public, but their names start the check again
-
-    visit(ast.parse(source), [])
-    return found
+mentions_any = code_scan.mentions_any
+untyped_store_parameters = code_scan.untyped_store_parameters
 
 
 def _sources() -> list[Path]:
@@ -73,8 +43,7 @@ def test_no_public_signature_takes_an_untyped_store() -> None:
 
 def test_the_atlas_facade_says_what_it_returns() -> None:
     tree = ast.parse((ROOT / "ohara_lab" / "atlas.py").read_text(encoding="utf-8"))
-    atlas = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Atlas")
-    methods = [n for n in atlas.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")]
+    methods = code_scan.public_methods(tree, "Atlas")
     assert len(methods) > 30  # the facade itself, not some other class
     # `Any` inside a container of plain rows (`dict[str, Any]`) is data; `-> Any` (or `Any | None`) is a hole.
     untyped = [m.name for m in methods if m.returns is None or "Any" in ast.unparse(m.returns).split(" | ")]
