@@ -247,8 +247,14 @@ class RetrievalSettings:
     ppr_passage_reset: float = _opt(0.05, "reset mass per passage, times its normalised first-pass score", bounds="[0, 100]")
     ppr_candidates: int = _opt(50, "first-pass (dense) candidates that get a passage reset", bounds="[1, 100000]")
     ppr_seed_passages: int = _opt(1, "top first-pass passages whose entities seed the walk", bounds="[0, 100000]")
-    ppr_first_pass_bm25: float = _opt(0.0, "share of BM25 in the walk's first pass: its candidates score "
+    ppr_first_pass_bm25: float = _opt(0.5, "share of BM25 in the walk's first pass: its candidates score "
                                             "(1 − β)·minmax(dense) + β·minmax(BM25) over both top lists (0 = dense only)", bounds="[0, 1]")
+    long_document_bm25_weight: float = _opt(1.0, "BM25's fusion weight (at least) when one document holds "
+                                                 "long_document_share of BM25's top 10 passages: a walk inside one "
+                                                 "long document cannot bridge documents, exact terms decide (0 = off)",
+                                            bounds="[0, 100]")
+    long_document_share: float = _opt(0.4, "share of BM25's top 10 passages one document must hold for "
+                                           "long_document_bm25_weight to apply", bounds="[0, 1]")
     synonymy_threshold: float = _opt(0.8, "entity-name cosine at or above which SYNONYM_OF links two entities", bounds="[-1, 2]")
     synonymy_neighbours: int = _opt(100, "most SYNONYM_OF links per entity", bounds="[0, 100000]")
     bridge_passages: int = _opt(3, "top first-pass passages whose entities become bridge queries", bounds="[0, 1000]")
@@ -489,6 +495,7 @@ ORIGINAL_PROFILE: dict[str, Any] = {
     "normalisation": "max",
     **{p.weight: p.original_weight for p in PHASE_TABLE if p.original_weight is not None},
     "principal_min_families": 2, "abstain": "rule",
+    "long_document_bm25_weight": 0.0,  # beyond the spec: the original's weights are fixed
     "adamic_adar": False,  # the original's boost never applied (spec §3.6 [BUG]); its numbers are without it
 }
 PROFILE_FIELDS = tuple(ORIGINAL_PROFILE)
