@@ -247,7 +247,7 @@ class RetrievalSettings:
     ppr_passage_reset: float = _opt(0.05, "reset mass per passage, times its normalised first-pass score", bounds="[0, 100]")
     ppr_candidates: int = _opt(50, "first-pass (dense) candidates that get a passage reset", bounds="[1, 100000]")
     ppr_seed_passages: int = _opt(1, "top first-pass passages whose entities seed the walk", bounds="[0, 100000]")
-    ppr_first_pass_bm25: float = _opt(0.5, "share of BM25 in the walk's first pass: its candidates score "
+    ppr_first_pass_bm25: float = _opt(0.0, "share of BM25 in the walk's first pass: its candidates score "
                                             "(1 − β)·minmax(dense) + β·minmax(BM25) over both top lists (0 = dense only)", bounds="[0, 1]")
     long_document_bm25_weight: float = _opt(1.0, "BM25's fusion weight (at least) when one document holds "
                                                  "long_document_share of BM25's top 10 passages: a walk inside one "

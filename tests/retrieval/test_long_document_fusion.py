@@ -32,6 +32,5 @@ def test_many_documents_or_no_walk_leave_weights_alone():
     assert long_document_weights(base, {"bm25": hits(["a"] * 10)}, off, "factoid") == base
 
 
-def test_original_profile_turns_it_off_and_default_has_the_hybrid_first_pass():
+def test_original_profile_turns_it_off():
     assert profile_values("original")["long_document_bm25_weight"] == 0.0
-    assert Settings().ppr_first_pass_bm25 == 0.5
