@@ -85,6 +85,16 @@ def test_an_empty_atlas_says_to_ingest(tmp_path):
 # ---------------------------------------------------------------------- Ctrl-C
 
 
+@pytest.fixture(autouse=True)
+def python_sigint_handler():
+    """Ctrl-C as a terminal delivers it, even when the suite itself runs as a background job (a shell starts
+    those with SIGINT ignored, and a child inherits an ignored signal, while a handled one is reset to the
+    default at exec, where the child's Python installs its own KeyboardInterrupt handler)."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 class _Hold(http.server.BaseHTTPRequestHandler):
     """Answers nothing until the test is over: the ingest is provably inside its URL when SIGINT comes."""
 
