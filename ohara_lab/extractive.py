@@ -276,11 +276,15 @@ def _candidates(passages: Sequence[str], entities: Sequence[Entities] | None, ty
     return out
 
 
-_ABBREVIATION = re.compile(r"(?:\b[A-Z]|\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Lt|Capt|Rev|Mt|No|vs|U\.S))\.$")
+_ABBREVIATION = re.compile(
+    r"(?:\b[A-Z]|\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Lt|Capt|Rev|Mt|No|vs|U\.S"
+    r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec))\.$"  # "On Dec. 10, 1817, ..." is one sentence
+)
 
 
 def _sentences(text: str) -> list[str]:
-    """`text.sentences`, rejoined where a split fell after an initial or a title ("G. Stanley Hall", "Dr. Lund")."""
+    """`text.sentences`, rejoined where a split fell after an initial, a title or a month ("G. Stanley Hall",
+    "Dr. Lund", "Dec. 10, 1817")."""
     out: list[str] = []
     for piece in sentences(text):
         if out and _ABBREVIATION.search(out[-1]):

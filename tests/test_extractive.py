@@ -173,3 +173,16 @@ def test_a_one_word_group_name_is_an_attribute_and_links_nothing():
         question, passages, entities=[[(n, "PERSON" if n == "American" else t) for n, t in e] for e in entities]
     )
     assert any(c.bridge == "American" for c in linked)  # the same name typed as a person would link
+
+
+def test_an_abbreviated_month_does_not_end_the_sentence():
+    passage = (
+        "(History of Mississippi)\nIn 1817 elected delegates wrote a constitution and applied to Congress for "
+        "statehood. On Dec. 10, 1817, the western portion of Mississippi Territory became the State of Mississippi, "
+        "the 20th state of the Union. Natchez was the first state capital."
+    )
+    entities = [[("1817", "DATE"), ("Congress", "ORG"), ("Dec. 10, 1817", "DATE"), ("State of Mississippi", "LOCATION")]]
+    question = "When did Mississippi become a state of the Union?"
+    reply, short, _ = extractive_reply(question, [passage], entities=entities)
+    assert short is not None and short.text == "Dec. 10, 1817"
+    assert "On Dec. 10, 1817, the western portion" in reply["answer"]
