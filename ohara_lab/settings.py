@@ -255,12 +255,6 @@ class RetrievalSettings:
                                             bounds="[0, 100]")
     long_document_share: float = _opt(0.4, "share of BM25's top 10 passages one document must hold for "
                                            "long_document_bm25_weight to apply", bounds="[0, 1]")
-    agreement_bm25_weight: float = _opt(0.0, "BM25's fusion weight (at least) times the share of its top "
-                                             "agreement_top passages dense retrieval also ranks in its top "
-                                             "agreement_top: exact terms join the walk as far as the two first "
-                                             "passes agree (0 = off)", bounds="[0, 100]")
-    agreement_top: int = _opt(5, "top passages of BM25 and of dense retrieval agreement_bm25_weight compares",
-                              bounds="[1, 1000]")
     synonymy_threshold: float = _opt(0.8, "entity-name cosine at or above which SYNONYM_OF links two entities", bounds="[-1, 2]")
     synonymy_neighbours: int = _opt(100, "most SYNONYM_OF links per entity", bounds="[0, 100000]")
     bridge_passages: int = _opt(3, "top first-pass passages whose entities become bridge queries", bounds="[0, 1000]")
@@ -502,7 +496,6 @@ ORIGINAL_PROFILE: dict[str, Any] = {
     **{p.weight: p.original_weight for p in PHASE_TABLE if p.original_weight is not None},
     "principal_min_families": 2, "abstain": "rule",
     "long_document_bm25_weight": 0.0,  # beyond the spec: the original's weights are fixed
-    "agreement_bm25_weight": 0.0,  # likewise
     "adamic_adar": False,  # the original's boost never applied (spec §3.6 [BUG]); its numbers are without it
 }
 PROFILE_FIELDS = tuple(ORIGINAL_PROFILE)

@@ -60,9 +60,6 @@ CONFIGS: dict[str, EvalConfig] = {c.name: c for c in [
                "the default engine without the graph walk: its seed, dense retrieval, ranks instead"),
     EvalConfig("no_bridge", {"bridge_weight": 0.0}, "the default engine without the bridge hop (its default)"),
     EvalConfig("with_bridge", {"bridge_weight": 0.2}, "the default engine with the bridge hop at weight 0.2"),
-    EvalConfig("with_agreement", {"agreement_bm25_weight": 0.5},
-               "the default engine with BM25 in fusion at 0.5 x the share of its top 5 dense retrieval also "
-               "ranks top 5 (issue 31.2; 0.5 chosen on the MuSiQue tune half)"),
     EvalConfig("with_bridge_hops", {"bridge_weight": 0.2, "bridge_hops": 3},
                "with_bridge, iterated up to 3 hops on the query's still-unexplained terms (issue 31.3)"),
     # Issue 16: graph analytics in retrieval. The default profile gives the entity pivot weight 0, so the

@@ -55,7 +55,7 @@ from .answerability.profile import PROFILE_META_KEY, AtlasProfile, build_profile
 from .answerability.vacuous import EMPTY_ATLAS, is_empty
 from .extensions import Extensions
 from .fingerprint import offline_fingerprint
-from .fusion import agreement_weights, fuse, long_document_weights, normalisation, phase_weights
+from .fusion import fuse, long_document_weights, normalisation, phase_weights
 from .graph import PassageGraph, build_passage_graph
 from .graph_analytics import community_context, explorer_candidates, principal_slugs, unexpected_connections
 from .hits import Fused, Hit
@@ -270,9 +270,8 @@ class Engine:
         over the hits the state holds."""
         settings, clock, timings = state.settings, state.clock, state.timings
         with clock("fusion"):
-            mode = state.query.mode
-            weights = agreement_weights(phase_weights(settings, mode), state.hits, state.dense, settings, mode)
-            weights = long_document_weights(weights, state.hits, settings, mode)
+            weights = long_document_weights(phase_weights(settings, state.query.mode), state.hits, settings,
+                                            state.query.mode)
             fused = fuse(state.hits, weights, normalisation(settings), settings.fusion, settings.rrf_k)
         with clock("temporal"):
             fused = self._temporal(fused, state, settings)

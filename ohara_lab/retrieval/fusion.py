@@ -12,7 +12,6 @@ fusion replaces the normalised score by 1 / (k + rank). Every term is kept as a
 from __future__ import annotations
 
 from ..errors import UsageError
-from ..ids import SECTIONS, in_collection
 from ..phase_table import MODES, PHASE_TABLE
 from ..settings import Settings
 from .hits import PHASES, Contribution, Fused, Hit
@@ -67,33 +66,6 @@ def long_document_weights(weights: dict[str, float], hits_by_phase: dict[str, li
         return weights
     row = MODE_MULTIPLIERS.get(mode, MODE_MULTIPLIERS["factoid"]) if settings.adaptive_weights else {}
     raised = w * row.get("bm25", 1.0)
-    return {**weights, "bm25": max(weights.get("bm25", 0.0), raised)}
-
-
-def agreement(hits_by_phase: dict[str, list[Hit]], dense: dict[str, float], top: int) -> float:
-    """Share of BM25's `top` best passages (sections aside) that are among dense retrieval's `top` best
-    (`QueryState.dense`, best first); 0 when either list is empty."""
-    lexical = [h.id for h in sorted(hits_by_phase.get("bm25", []), key=lambda h: (-h.score, h.id))
-               if not in_collection(h.id, SECTIONS)][:top]
-    semantic = set(list(dense)[:top])
-    return len(set(lexical) & semantic) / top if lexical and semantic else 0.0
-
-
-def agreement_weights(weights: dict[str, float], hits_by_phase: dict[str, list[Hit]], dense: dict[str, float],
-                      settings: Settings, mode: str) -> dict[str, float]:
-    """`weights` with BM25 raised to `agreement_bm25_weight` × `agreement` (times the mode row). The walk ranks
-    by graph mass, which favours passages that share entities with the seeds over the passage that states the
-    answer; where the lexical and the semantic first pass agree on their best passages, those passages are
-    very likely the direct evidence and exact terms should lift them to the top; where the two disagree,
-    BM25 matched misleading terms and the walk decides alone. Unchanged when off or without a walk."""
-    w = settings.agreement_bm25_weight
-    if w <= 0 or weights.get("ppr", 0.0) <= 0:
-        return weights
-    share = agreement(hits_by_phase, dense, settings.agreement_top)
-    if share <= 0:
-        return weights
-    row = MODE_MULTIPLIERS.get(mode, MODE_MULTIPLIERS["factoid"]) if settings.adaptive_weights else {}
-    raised = w * share * row.get("bm25", 1.0)
     return {**weights, "bm25": max(weights.get("bm25", 0.0), raised)}
 
 

@@ -19,9 +19,8 @@ from ohara_lab.retrieval import engine, fusion, hits, result
 from ohara_lab.settings import ORIGINAL_PROFILE, Settings, describe
 
 ROOT = Path(ohara_lab.__file__).resolve().parents[1]
-# A prior, a stopping threshold, and the floors BM25's own weight is raised to inside one long document
-# and where the two first passes agree.
-NOT_PHASE_WEIGHTS = {"temporal_weight", "explorer_stop_weight", "long_document_bm25_weight", "agreement_bm25_weight"}
+# A prior, a stopping threshold, and the floor BM25's own weight is raised to inside one long document.
+NOT_PHASE_WEIGHTS = {"temporal_weight", "explorer_stop_weight", "long_document_bm25_weight"}
 NOT_PHASE_SKIPS = {"synonymy"}  # the graph walk says its SYNONYM_OF edges are missing under this key
 
 
