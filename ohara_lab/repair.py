@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .entities.changeset import rederive
 from .records import BELONGS_TO, HAS_CHILD, Edge, Problem
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def check_atlas(atlas: Atlas, *, fix: bool = False) -> list[Problem]:
     if "MISSING_PARENT" in codes or "MISSING_BELONGS_TO" in codes:
         fixes += _structure(store)
     if codes & set(REDERIVABLE):
-        n = store.rederive_entities()
+        n = rederive(store)
         fixes.append(Problem("REDERIVED", "fixed", f"re-derived co-occurrence, RELATED_TO, entity counts and"
                                                    f" rollups of {n} documents from their entity lists"))
     if codes & set(ANN_CODES):
