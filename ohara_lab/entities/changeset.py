@@ -5,41 +5,67 @@ lists; everything those imply is decided here, never in a store: the mention row
 norm_keys each record is found by, every touched document's co-occurrence counts and entity
 rollup (its lists as stored with the step's nodes swapped in), which RELATED_TO pairs and which
 entities' counts to re-derive, and each route's from norm_key. The reads that takes are
-declared up front and answered by the store in one call (`GraphStore.curation_state`); the
-store then persists the write in one transaction (`GraphStore.write_curation`):
+declared up front (`Step.reads`) and answered by the store in one call; the store then
+persists the write in the same transaction, so a concurrent writer cannot slip in between:
 
-    write = plan(change, store.curation_state(documents_of(change), route_sources(change)))
-    store.write_curation(write)
+    store.write_curation(Step(change))  # in one transaction: plan(change, curation_state(reads))
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..records import EntityChange, NodeEntities
-from ..store.protocol import CurationState, CurationWrite
+from ..store.protocol import CurationReads, CurationState, CurationWrite
 from .derive import cooccurrence_of, frequency_order, name_keys, node_mention_rows
 
 if TYPE_CHECKING:
     from ..store.protocol import GraphStore
 
 
+@dataclass
+class Step:
+    """One curation step's write (`store.protocol.CurationStep`)."""
+
+    change: EntityChange
+
+    def reads(self) -> CurationReads:
+        return CurationReads(sorted({n.document_id for n in self.change.nodes}),
+                             sorted({src for _, src, _ in self.change.routes}))
+
+    def plan(self, state: CurationState) -> CurationWrite:
+        return plan(self.change, state)
+
+
+@dataclass
+class Rederive:
+    """Re-derive the entity data of some documents (all when None) and every entity's counts."""
+
+    documents: list[str] | None
+    done: int = 0  # documents re-derived
+
+    def reads(self) -> CurationReads:
+        return CurationReads(self.documents, every_slug=True)
+
+    def plan(self, state: CurationState) -> CurationWrite:
+        write = recount(CurationWrite(EntityChange()), state, {})
+        write.counted = set(state.slugs)
+        self.done = len(state.documents)
+        return write
+
+
 def apply(store: GraphStore, change: EntityChange) -> int:
     """Decide what `change` writes and have the store persist it; returns the log entry's id."""
-    sources = sorted({src for _, src, _ in change.routes})
-    state = store.curation_state(sorted({n.document_id for n in change.nodes}), sources)
-    return store.write_curation(plan(change, state))
+    return store.write_curation(Step(change))
 
 
 def rederive(store: GraphStore, document_ids: Iterable[str] | None = None) -> int:
     """Re-derive co-occurrence, RELATED_TO, entity counts and rollups of `document_ids` (all when None)
     from the nodes' entity lists, every entity's counts with them; returns the documents done."""
-    wanted = sorted(document_ids) if document_ids is not None else None
-    state = store.curation_state(wanted, every_slug=True)
-    write = recount(CurationWrite(EntityChange()), state, {})
-    write.counted = set(state.slugs)
-    store.write_curation(write)
-    return len(state.documents)
+    step = Rederive(sorted(document_ids) if document_ids is not None else None)
+    store.write_curation(step)
+    return step.done
 
 
 def plan(change: EntityChange, state: CurationState) -> CurationWrite:

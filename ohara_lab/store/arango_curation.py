@@ -16,7 +16,7 @@ from ..ids import entity_id
 from ..records import LINK_RELATIONS, MENTIONS, Edge, Entity, EntityChange, EntityOp, NodeEntities, from_dict, utc_now
 from .arango_aql import bump, chunks, first, hashed_key, key_of, next_seq, record, rows
 from .arango_aql import rows as aql  # where a parameter is called `rows`
-from .protocol import CurationState, CurationWrite, RouteRow
+from .protocol import CurationReads, CurationState, CurationStep, CurationWrite, RouteRow
 
 TEXT_NODE_COLLECTIONS = ("paragraphs", "tables")
 CURATION_COLLECTIONS = ("entity_merges", "entity_routes", "routed_nodes")
@@ -109,6 +109,31 @@ class CurationQueries:
               UPSERT {_key: d._key} INSERT d UPDATE {new: d.new} IN routed_links OPTIONS {mergeObjects: false}""",
              {"docs": docs})
 
+    def curation_state(self, reads: CurationReads) -> CurationState:
+        """The entity lists and co-occurrence pairs of the documents (all when None), the slugs' norm_keys, every slug."""
+        docs = list(reads.documents) if reads.documents is not None else rows(self.db, "FOR d IN documents RETURN d._id")
+        found = rows(self.db, """
+            FOR doc IN @docs
+              RETURN {
+                doc: doc,
+                present: DOCUMENT(doc) != null,
+                lists: APPEND((FOR n IN paragraphs FILTER n.document_id == doc SORT n.doc_position
+                               RETURN [n.id, n.entity_slugs]),
+                              (FOR n IN tables FILTER n.document_id == doc SORT n.doc_position
+                               RETURN [n.id, n.entity_slugs])),
+                pairs: (FOR c IN cooccur FILTER c.document_id == doc RETURN [c.a, c.b])
+              }""", {"docs": sorted(set(docs))})
+        wanted = sorted(set(reads.slugs))
+        keys = dict(rows(self.db, "FOR e IN entities FILTER e._key IN @slugs RETURN [e._key, e.norm_key]",
+                         {"slugs": wanted})) if wanted else {}
+        everything = rows(self.db, "RETURN UNION_DISTINCT((FOR e IN entities RETURN e._key),"
+                                   " (FOR n IN node_entities RETURN n.slug))") if reads.every_slug else []
+        return CurationState(
+            docs, {r["doc"] for r in found if r["present"]},
+            {r["doc"]: [(nid, list(s or [])) for nid, s in r["lists"]] for r in found},
+            {r["doc"]: [(a, b) for a, b in r["pairs"]] for r in found},
+            keys, set(everything[0]) if everything else set())
+
     def bump_graph(self) -> None:
         """Every change to nodes, edges or entities moves `graph_version` (analytics compare against it)."""
         bump(self.db, "graph_version")
@@ -120,7 +145,8 @@ class CurationSteps(CurationQueries):
     def __init__(self, db: Any, steps: Any):
         self.db, self.steps = db, steps
 
-    def apply(self, write: CurationWrite) -> int:
+    def apply(self, step: CurationStep) -> int:
+        write = step.plan(self.curation_state(step.reads()))
         change = write.change
         places = self._places(change.undo) if change.undo is not None else {}
         op_id = self._log(change)
@@ -258,32 +284,6 @@ class ArangoCurationMixin(CurationQueries):
     def _steps(self, txn: Any) -> CurationSteps:
         return CurationSteps(txn, self._write_steps(txn))
 
-    def curation_state(self, documents: Iterable[str] | None, slugs: Iterable[str] = (),
-                       every_slug: bool = False) -> CurationState:
-        """The entity lists and co-occurrence pairs of `documents` (all when None), `slugs`' norm_keys, every slug."""
-        docs = list(documents) if documents is not None else rows(self.db, "FOR d IN documents RETURN d._id")
-        found = rows(self.db, """
-            FOR doc IN @docs
-              RETURN {
-                doc: doc,
-                present: DOCUMENT(doc) != null,
-                lists: APPEND((FOR n IN paragraphs FILTER n.document_id == doc SORT n.doc_position
-                               RETURN [n.id, n.entity_slugs]),
-                              (FOR n IN tables FILTER n.document_id == doc SORT n.doc_position
-                               RETURN [n.id, n.entity_slugs])),
-                pairs: (FOR c IN cooccur FILTER c.document_id == doc RETURN [c.a, c.b])
-              }""", {"docs": sorted(set(docs))})
-        wanted = sorted(set(slugs))
-        keys = dict(rows(self.db, "FOR e IN entities FILTER e._key IN @slugs RETURN [e._key, e.norm_key]",
-                         {"slugs": wanted})) if wanted else {}
-        everything = rows(self.db, "RETURN UNION_DISTINCT((FOR e IN entities RETURN e._key),"
-                                   " (FOR n IN node_entities RETURN n.slug))") if every_slug else []
-        return CurationState(
-            docs, {r["doc"] for r in found if r["present"]},
-            {r["doc"]: [(nid, list(s or [])) for nid, s in r["lists"]] for r in found},
-            {r["doc"]: [(a, b) for a, b in r["pairs"]] for r in found},
-            keys, set(everything[0]) if everything else set())
-
     def entity_nodes(self, *, slugs: Iterable[str] | None = None,
                      node_ids: Iterable[str] | None = None) -> list[NodeEntities]:
         """Entity lists of the paragraphs and tables mentioning any of `slugs` (or listed in `node_ids`)."""
@@ -329,10 +329,11 @@ class ArangoCurationMixin(CurationQueries):
         found = rows(self.db, "FOR r IN routed_nodes FILTER r.op_id == @op SORT r.node_id RETURN r.data", {"op": op_id})
         return [from_dict(NodeEntities, d) for d in found]
 
-    def write_curation(self, write: CurationWrite) -> int:
-        """Persist one curation step atomically; returns the id of the log entry written (or undone)."""
+    def write_curation(self, step: CurationStep) -> int:
+        """Persist one curation step atomically, its reads answered in the same transaction; returns the id
+        of the log entry written (or undone)."""
         with self.transaction() as txn:
-            return self._steps(txn).apply(write)
+            return self._steps(txn).apply(step)
 
     def put_analytics(self, kind: str, rows: dict[str, Any], info: dict[str, Any]) -> None:
         """Replace every row of one analytics kind, and its run info, in one transaction."""

@@ -170,9 +170,18 @@ class WriteSet(Protocol):
 
 
 @dataclass
+class CurationReads:
+    """The reads a curation step's write declares (`CurationStep.reads`)."""
+
+    documents: list[str] | None  # whose entity lists and co-occurrence pairs (None: every document)
+    slugs: list[str] = field(default_factory=list)  # whose norm_keys
+    every_slug: bool = False  # and every slug of a record or a mention
+
+
+@dataclass
 class CurationState:
-    """What a curation step's write reads from the atlas, filled by the store in one call before it
-    (`GraphStore.curation_state`)."""
+    """What a curation step's write reads from the atlas, filled by the store in one call
+    (`GraphStore.curation_state`) inside the step's transaction."""
 
     documents: list[str]  # the documents asked for (all the atlas holds when none were named), in order
     present: set[str]  # of those, the ones the atlas holds
@@ -204,6 +213,19 @@ class CurationWrite:
     related: set[tuple[str, str]] = field(default_factory=set)  # pairs whose RELATED_TO count is re-derived
     counted: set[str] = field(default_factory=set)  # slugs whose mention counts are re-derived
     routes: list[tuple[str, str, str, str | None]] = field(default_factory=list)  # (node | '', from, from key, to)
+
+
+class CurationStep(Protocol):
+    """One curation step's write as the entity layer decides it (`ohara_lab.entities.changeset.Step`).
+
+    Inside one transaction the store answers `reads()` (`curation_state`), hands the state to `plan`,
+    and persists the `CurationWrite` it returns; the decisions are the step's, never the store's."""
+
+    def reads(self) -> CurationReads:
+        """What the write reads from the atlas."""
+
+    def plan(self, state: CurationState) -> CurationWrite:
+        """The write, decided from the atlas as `state` found it."""
 
 
 @dataclass
@@ -444,13 +466,13 @@ class GraphStore(Protocol):
         """Crawl rows, filtered by URL, host, crawl run and state."""
 
     # ---- entity curation (`ohara entities`, every step logged and undoable) --------
-    def curation_state(self, documents: Iterable[str] | None, slugs: Iterable[str] = (),
-                       every_slug: bool = False) -> CurationState:
-        """The reads a curation step's write declares: the entity lists and co-occurrence pairs of
-        `documents` (every document when None), the norm_keys of `slugs`, every slug when `every_slug`."""
+    def curation_state(self, reads: CurationReads) -> CurationState:
+        """The reads a curation step's write declares, in one call: the entity lists and co-occurrence
+        pairs of its documents (every document when None), its slugs' norm_keys, every slug if asked."""
 
-    def write_curation(self, write: CurationWrite) -> int:
-        """Persist one curation step (merge, split, rename, clean, undo) atomically; returns its log entry's id."""
+    def write_curation(self, step: CurationStep) -> int:
+        """Persist one curation step (merge, split, rename, clean, undo, rederive) atomically: its reads
+        answered and its write planned inside the same transaction; returns its log entry's id."""
 
     def entity_nodes(self, *, slugs: Iterable[str] | None = None,
                      node_ids: Iterable[str] | None = None) -> list[NodeEntities]:

@@ -29,7 +29,7 @@ from ..records import (
     from_dict,
     utc_now,
 )
-from .protocol import CurationState, CurationWrite, RouteRow
+from .protocol import CurationReads, CurationState, CurationStep, CurationWrite, RouteRow
 
 TEXT_NODE_TABLES = ("paragraphs", "tables")
 
@@ -233,11 +233,10 @@ class SqliteCurationMixin:
         self._refresh_indegree({i for e in edges for i in (e.from_id, e.to_id)})
 
     # ------------------------------------------------------------------ reads a step declares
-    def curation_state(self, documents: Iterable[str] | None, slugs: Iterable[str] = (),
-                       every_slug: bool = False) -> CurationState:
-        """The entity lists and co-occurrence pairs of `documents` (all when None), `slugs`' norm_keys, every slug."""
+    def curation_state(self, reads: CurationReads) -> CurationState:
+        """The entity lists and co-occurrence pairs of the documents (all when None), the slugs' norm_keys, every slug."""
         with self._lock:
-            docs = list(documents) if documents is not None else \
+            docs = list(reads.documents) if reads.documents is not None else \
                 [r[0] for r in self.conn.execute("SELECT id FROM documents ORDER BY id")]
             present: set[str] = set()
             lists: dict[str, list[tuple[str, list[str]]]] = {}
@@ -249,14 +248,16 @@ class SqliteCurationMixin:
                 pairs[doc_id] = [(r[0], r[1]) for r in
                                  self.conn.execute("SELECT a, b FROM cooccur WHERE document_id=?", (doc_id,))]
             everything = {r[0] for r in self.conn.execute(
-                "SELECT slug FROM entities UNION SELECT slug FROM node_entities")} if every_slug else set()
-            return CurationState(docs, present, lists, pairs, self._norm_keys(set(slugs)), everything)
+                "SELECT slug FROM entities UNION SELECT slug FROM node_entities")} if reads.every_slug else set()
+            return CurationState(docs, present, lists, pairs, self._norm_keys(set(reads.slugs)), everything)
 
     # ------------------------------------------------------------------ persisting a step
-    def write_curation(self, write: CurationWrite) -> int:
-        """Persist one curation step atomically; returns the id of the log entry written (or undone)."""
-        change = write.change
+    def write_curation(self, step: CurationStep) -> int:
+        """Persist one curation step atomically, its reads answered in the same transaction; returns the id
+        of the log entry written (or undone)."""
         with self.transaction():
+            write = step.plan(self.curation_state(step.reads()))
+            change = write.change
             places = self._places(change.undo) if change.undo is not None else {}
             op_id = self._log(change)
             for ent in change.entities:
