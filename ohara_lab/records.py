@@ -435,12 +435,12 @@ class EntityOp(Record):
 
 @dataclass
 class EntityChange:
-    """What one curation step writes, applied by the store in one transaction.
+    """What one curation step decides: the entity records to (re)write and every listed node's new entity list.
 
-    Entity records are (re)written first, then every listed node gets its new
-    entity list; the store derives everything else (MENTIONS, co-occurrence,
-    RELATED_TO, counts, names, document rollups). `routes` send future mentions
-    of a slug elsewhere at ingest (`node_id` '' = every node; `to_slug` None = drop).
+    `ohara_lab.entities.changeset` derives what they imply (MENTIONS, co-occurrence, names, document
+    rollups, the RELATED_TO and entity counts to re-derive) and the store persists it all in one
+    transaction. `routes` send future mentions of a slug elsewhere at ingest (`node_id` '' = every
+    node; `to_slug` None = drop).
     """
 
     op: EntityOp | None = None  # appended to the log
