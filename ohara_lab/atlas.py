@@ -287,9 +287,10 @@ class Atlas:
 
         With `fix`, the list starts with one `severity="fixed"` entry per repair made.
         """
+        from .entities.changeset import rederive  # noqa: PLC0415
         from .repair import check_atlas  # noqa: PLC0415
 
-        problems = check_atlas(self, fix=fix)
+        problems = check_atlas(self, fix=fix, rederive=rederive)
         if fix:
             self._after_write()
         return problems

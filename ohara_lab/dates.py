@@ -107,3 +107,13 @@ def date_to_ordinal(value: Any, *, end: bool = False) -> int:
     if bounds is None:
         raise ValueError(f"not a date: {value!r}")
     return (bounds[1] if end else bounds[0]).toordinal()
+
+
+def date_span(*values: Any) -> tuple[str | None, str | None]:
+    """Earliest and latest day some dates speak of (a document's publication and coverage combined)."""
+    lows, highs = [], []
+    for value in values:
+        if bounds := iso_bounds(value):
+            lows.append(bounds[0])
+            highs.append(bounds[1])
+    return (min(lows), max(highs)) if lows else (None, None)

@@ -5,9 +5,9 @@ what they expect; ids are `collection/key` strings in every store.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from .ids import split_id
 
@@ -45,6 +45,31 @@ RELATIONS = (
     HAS_CHILD, NEXT_SIBLING, BELONGS_TO, MENTIONS, RELATED_TO, SIMILAR_TO, TOC_REF,
     NEXT_PARA, ADJACENT_TO, CONTRADICTS, PRECEDES, ANSWERS_SAME, SYNONYM_OF,
 )
+# Edges the linker writes between documents (their endpoints are documents, their owner is none).
+LINK_RELATIONS = (SIMILAR_TO, CONTRADICTS, PRECEDES)
+
+R = TypeVar("R")
+
+
+def from_dict(cls: type[R], data: dict[str, Any]) -> R:
+    """Build a record from a dict, ignoring keys the record does not know (forward compatibility)."""
+    names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def fields_dict(record: Any) -> dict[str, Any]:
+    """A flat record's fields as a dict without `asdict`'s deep copy: the same JSON, several times faster
+    (records hold only JSON values: str, numbers, lists and dicts of them)."""
+    return {f.name: getattr(record, f.name) for f in fields(record)}
+
+
+def effective_decay_class(decay_class: str, indegree: int, evergreen_threshold: int) -> str:
+    """A document's decay class as retrieval reads it: EVERGREEN once `evergreen_threshold` later documents
+    link to it with SIMILAR_TO (spec §2.10-8), else its own. A derived column the stores keep beside the
+    in-degree they count."""
+    if evergreen_threshold > 0 and indegree >= evergreen_threshold:
+        return "EVERGREEN"
+    return decay_class
 
 
 class Record:
@@ -410,12 +435,12 @@ class EntityOp(Record):
 
 @dataclass
 class EntityChange:
-    """What one curation step writes, applied by the store in one transaction.
+    """What one curation step decides: the entity records to (re)write and every listed node's new entity list.
 
-    Entity records are (re)written first, then every listed node gets its new
-    entity list; the store derives everything else (MENTIONS, co-occurrence,
-    RELATED_TO, counts, names, document rollups). `routes` send future mentions
-    of a slug elsewhere at ingest (`node_id` '' = every node; `to_slug` None = drop).
+    `ohara_lab.entities.changeset` derives what they imply (MENTIONS, co-occurrence, names, document
+    rollups, the RELATED_TO and entity counts to re-derive) and the store persists it all in one
+    transaction. `routes` send future mentions of a slug elsewhere at ingest (`node_id` '' = every
+    node; `to_slug` None = drop).
     """
 
     op: EntityOp | None = None  # appended to the log

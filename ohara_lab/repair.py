@@ -10,6 +10,7 @@ disagree with MENTIONS) needs a re-ingest and is only reported.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .records import BELONGS_TO, HAS_CHILD, Edge, Problem
@@ -32,8 +33,13 @@ def analytics_problems(store: GraphStore) -> list[Problem]:
     return [Problem("ANALYTICS_STALE", "warning", f"graph analytics are stale ({why}): run `ohara analyze`")]
 
 
-def check_atlas(atlas: Atlas, *, fix: bool = False) -> list[Problem]:
-    """Problems of the atlas; with `fix`, one `fixed` entry per repair first, then what remains."""
+def check_atlas(atlas: Atlas, *, fix: bool = False,
+                rederive: Callable[[GraphStore], int] | None = None) -> list[Problem]:
+    """Problems of the atlas; with `fix`, one `fixed` entry per repair first, then what remains.
+
+    `rederive` re-derives the entity data of every document from the nodes' entity lists
+    (`ohara_lab.entities.changeset.rederive`, passed in by the facade: deciding those values is the
+    entity layer's); without it, drifted entity data is only reported."""
     store = atlas.store
     problems = store.check() + analytics_problems(store)
     if not fix:
@@ -42,8 +48,8 @@ def check_atlas(atlas: Atlas, *, fix: bool = False) -> list[Problem]:
     fixes: list[Problem] = []
     if "MISSING_PARENT" in codes or "MISSING_BELONGS_TO" in codes:
         fixes += _structure(store)
-    if codes & set(REDERIVABLE):
-        n = store.rederive_entities()
+    if rederive is not None and codes & set(REDERIVABLE):
+        n = rederive(store)
         fixes.append(Problem("REDERIVED", "fixed", f"re-derived co-occurrence, RELATED_TO, entity counts and"
                                                    f" rollups of {n} documents from their entity lists"))
     if codes & set(ANN_CODES):

@@ -80,7 +80,7 @@ def test_the_docs_draw_the_layers_of_the_contract() -> None:
 NEW_VIOLATIONS = [
     ("store-persists", "ohara_lab.store.sqlite", "ohara_lab.ingest.linking"),
     ("store-persists", "ohara_lab.store.arango_write", "ohara_lab.entities"),
-    ("store-persists", "ohara_lab.store.common", "ohara_lab.embed.registry"),
+    ("store-persists", "ohara_lab.store.sqlite_curation", "ohara_lab.entities.changeset"),
     ("stores-own-search", "ohara_lab.retrieval.phases.vector", "ohara_lab.store.vectors"),
     ("stores-own-search", "ohara_lab.embed.minilm", "ohara_lab.store.ann"),
     ("layers", "ohara_lab.store.sqlite", "ohara_lab.retrieval.engine"),  # a store reaching up

@@ -1,11 +1,12 @@
 """Entity curation with history: merge, split, rename, clean, dedup and undo (spec §2.12, made reversible).
 
 Each step reads the entity lists of the nodes it touches, decides their new
-lists and the entity records to write, and hands the store one `EntityChange`
-that it applies atomically and records in the `entity_merges` log with the
-state it replaced. The store re-derives everything else (MENTIONS, RELATED_TO,
-counts, names, document rollups), so no sequence of steps can leave counts or
-slugs inconsistent. Routes recorded with each step send later mentions of a
+lists and the entity records to write, and makes one `EntityChange`;
+`ohara_lab.entities.changeset` turns it into the rows it implies (MENTIONS,
+co-occurrence, document rollups, names, the RELATED_TO pairs and counts to
+re-derive) and the store persists that write atomically, recording the step in
+the `entity_merges` log with the state it replaced, so no sequence of steps can
+leave counts or slugs inconsistent. Routes recorded with each step send later mentions of a
 merged, split-off or cleaned entity where the step sent the existing ones, so
 re-ingesting a document keeps the curation.
 
@@ -28,10 +29,11 @@ from typing import TYPE_CHECKING, Any
 from ..errors import CurationError
 from ..ids import document_id, entity_id, norm_key, slugify
 from ..ids import node_id as make_id
-from ..records import MENTIONS, RELATED_TO, Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
-from ..store import common
+from ..records import MENTIONS, RELATED_TO, Edge, Entity, EntityChange, EntityOp, NodeEntities, from_dict, utc_now
 from ..store.protocol import Routes
-from .intake import routed
+from . import changeset
+from .derive import merge_aliases
+from .intake import collect_routes, routed
 from .rules import is_opaque
 
 if TYPE_CHECKING:
@@ -96,7 +98,7 @@ def _relabel(node: NodeEntities, mapping: dict[str, str | None], kind: str | Non
 
 def _apply(store: GraphStore, op: EntityOp, entities: list[Entity], nodes: list[NodeEntities],
            routes: list[tuple[str, str, str | None]]) -> EntityOp:
-    op.id = store.apply_entity_change(EntityChange(op=op, entities=entities, nodes=nodes, routes=routes))
+    op.id = changeset.apply(store, EntityChange(op=op, entities=entities, nodes=nodes, routes=routes))
     return op
 
 
@@ -114,7 +116,7 @@ def merge(store: GraphStore, sources: Iterable[str], target: str, *, actor: str 
     found = _entities(store, [target, *sources])
     survivor = replace(found[target], aliases=list(found[target].aliases))
     for slug in sources:
-        survivor.aliases = common.merge_aliases(survivor, found[slug])
+        survivor.aliases = merge_aliases(survivor, found[slug])
     added = [a for a in survivor.aliases if a not in found[target].aliases]
     nodes = store.entity_nodes(slugs=sources)
     mapping: dict[str, str | None] = dict.fromkeys(sources, target)
@@ -251,8 +253,8 @@ def undo(store: GraphStore, op_id: int | None = None, *, actor: str = "user") ->
     lists = [_relabel(n, dict(remap)) for n in lists] if remap else lists
     remove, restore = _links_before(store.routed_links(op.id))
     edges = [Edge(**e) for e in op.before.get("edges", [])]  # steps logged before issue 28.7 recorded none
-    store.apply_entity_change(EntityChange(undo=op.id, actor=actor, entities=entities, nodes=lists,
-                                           links_remove=remove, links_restore=restore, entity_edges=edges))
+    changeset.apply(store, EntityChange(undo=op.id, actor=actor, entities=entities, nodes=lists,
+                                        links_remove=remove, links_restore=restore, entity_edges=edges))
     return replace(op, undone_at=utc_now(), undone_by=actor)
 
 
@@ -262,7 +264,7 @@ def _variant_routes(store: GraphStore, op: EntityOp, restored: list[NodeEntities
     missing = listed - {e["slug"] for e in op.before.get("entities", [])} - {e.slug for e in store.get_entities(listed)}
     if not missing:
         return {}
-    found = store.routes_for(missing, {s: norm_key(s) for s in missing})
+    found = collect_routes(missing, {s: norm_key(s) for s in missing}, store)
     return {k: v for k, v in found.items() if v[1] != op.id and k[1] in missing}
 
 
@@ -292,7 +294,7 @@ def _restored_nodes(store: GraphStore, op: EntityOp) -> tuple[list[NodeEntities]
     apply to them again, as at ingest.
     """
     routed = {n.node_id: n for n in store.routed_nodes(op.id)}
-    saved = {n["node_id"]: common.from_dict(NodeEntities, n) for n in op.before.get("nodes", [])
+    saved = {n["node_id"]: from_dict(NodeEntities, n) for n in op.before.get("nodes", [])
              if n["node_id"] not in routed}
     current = {n.node_id: n for n in store.entity_nodes(node_ids=[*saved, *routed])}
     fresh = lambda group: [replace(n, mention=current[nid].mention or n.mention)  # noqa: E731
@@ -310,7 +312,7 @@ def _restored_entities(store: GraphStore, op: EntityOp, listed: dict[str, str]) 
     kept while its entity was merged away meets that entity again once the merge
     is undone), else to an entity of its own named by the alias it had become.
     """
-    before = [common.from_dict(Entity, e) for e in op.before.get("entities", [])]
+    before = [from_dict(Entity, e) for e in op.before.get("entities", [])]
     now = {e.slug: e for e in store.get_entities([e.slug for e in before])}
     known = set(now) | {e.slug for e in before} | {e.slug for e in store.get_entities(list(listed))}
     names = {slug: next((a for e in now.values() for a in e.aliases if slugify(a) == slug), slug)

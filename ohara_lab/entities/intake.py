@@ -13,8 +13,8 @@ from collections.abc import Iterable
 
 from ..ids import node_id, split_id
 from ..records import MENTIONS, DocumentGraph, Edge, Entity, NodeEntities, Paragraph, Table
-from ..store.common import dedup, merge_aliases
-from ..store.protocol import EntityReads, Routes
+from ..store.protocol import EntityReads, RouteReads, Routes
+from .derive import dedup, merge_aliases
 
 
 def mention_nodes(graph: DocumentGraph) -> list[Paragraph | Table]:
@@ -57,6 +57,36 @@ def rewrite_entity_slugs(graph: DocumentGraph, mapping: dict[str, str]) -> None:
 
 
 MAX_ROUTE_HOPS = 64
+
+
+def collect_routes(slugs: set[str], keys: dict[str, str], reads: RouteReads) -> Routes:
+    """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key), chains followed.
+
+    `reads.routes_leaving(slugs)` reads the routes leaving those slugs; `reads.variant_routes(pairs)`
+    reads, for (slug, norm_key) pairs whose slug is no entity, the routes of curated entities with that
+    norm_key (a spelling variant follows them, atlas-wide and per node, the latest step winning per
+    node), as rows whose from slug is the variant's.
+    """
+    routes: Routes = {}
+
+    def follow(start: set[str]) -> None:
+        todo, seen = set(start), {src for _, src in routes}
+        while todo - seen:
+            batch = sorted(todo - seen)
+            seen |= set(batch)
+            for op, node, src, dst in reads.routes_leaving(batch):
+                routes[(node, src)] = (dst, op)
+                if dst:
+                    todo.add(dst)
+
+    follow(set(slugs))
+    routed_ = {src for _, src in routes}
+    pairs = [(s, k) for s, k in sorted(keys.items()) if s not in routed_]
+    found = sorted(reads.variant_routes(pairs)) if pairs else []
+    for op, node, slug, dst in found:
+        routes[(node, slug)] = (dst, op)
+    follow({dst for *_, dst in found if dst})
+    return routes
 
 
 def _next_hop(slug: str, node_id: str, routes: Routes, since: int) -> tuple[str | None, int, bool] | None:
@@ -143,7 +173,7 @@ def curate_incoming(
     slugs = {s for n in mention_nodes(graph) for s in n.entity_slugs}
     rewrite_entity_slugs(graph, mapping(backend.routed_slugs(slugs)))
     slugs = {s for n in mention_nodes(graph) for s in n.entity_slugs}
-    routes = backend.routes_for(slugs, {e.slug: e.norm_key for e in graph.entities})
+    routes = collect_routes(slugs, {e.slug: e.norm_key for e in graph.entities}, backend)
     if not routes:
         return {}  # nothing curated touches this document: the first mapping was the whole job
     before = route_graph(graph, routes, known)

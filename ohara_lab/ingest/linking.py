@@ -18,8 +18,8 @@ from typing import Any
 
 from ..dates import first_day
 from ..records import CONTRADICTS, PRECEDES, SIMILAR_TO, Document, DocumentGraph, Edge
-from ..store.common import jaccard as entity_jaccard
 from ..store.protocol import LinkContext, Linker, Overlap
+from ..store.protocol import jaccard as entity_jaccard
 
 # Dates and amounts are shared by unrelated texts ("2014", "$5"): they do not link documents.
 EXCLUDED_TYPES = ("DATE", "AMOUNT")

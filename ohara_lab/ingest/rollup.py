@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ..entities.derive import frequency_order
 from ..records import Document, Paragraph, Table
-from ..store.common import frequency_order
 from .transform import Structure
 
 DESCRIPTION_WORDS = 25

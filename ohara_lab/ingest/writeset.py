@@ -17,10 +17,19 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..entities.intake import curate_incoming, keep_records, mention_nodes, records_wanted
-from ..records import ANSWERS_SAME, DocumentGraph, Edge, NodeEntities, Paragraph, Section, Table
-from ..store.common import cooccurrence_of
-from ..store.protocol import EntityReads, GraphStore, KnownState, Linker, QuestionPair, Routes, WriteRows
+from ..entities.derive import cooccurrence_of, merge_aliases, name_keys
+from ..entities.intake import collect_routes, curate_incoming, keep_records, mention_nodes, records_wanted
+from ..records import ANSWERS_SAME, DocumentGraph, Edge, Entity, NodeEntities, Paragraph, Section, Table, utc_now
+from ..store.protocol import (
+    EntityReads,
+    GraphStore,
+    KnownReads,
+    KnownState,
+    Linker,
+    QuestionPair,
+    Routes,
+    WriteRows,
+)
 from .rollup import rollup_entities
 
 
@@ -31,9 +40,17 @@ class DocumentWriteSet:
     graph: DocumentGraph
     replaces: list[str] = field(default_factory=list)
     linker: Linker | None = None
+    stored: dict[str, Entity] = field(default_factory=dict, init=False, repr=False)  # atlas records of its entities
 
     def __post_init__(self) -> None:
         self.replaces = [r for r in self.replaces if r]
+
+    def known_state(self, reads: KnownReads) -> KnownState:
+        keys = set(self.norm_keys().values())
+        prior = reads.slugs_by_key(keys)
+        # every route a document with these slugs and norm_keys might take, chains followed
+        routes = collect_routes(self.slugs() | reads.slugs_routed_by_key(keys), {}, reads)
+        return KnownState(prior, reads.entity_records(self.records_wanted(routes, prior)))
 
     def slugs(self) -> set[str]:
         return {s for n in mention_nodes(self.graph) for s in n.entity_slugs}
@@ -50,11 +67,14 @@ class DocumentWriteSet:
         if self.replaces:
             keep_records(graph, state.known, reads.entity_records(set(state.known)))
         rollup_entities(graph.document, [n.entity_slugs for n in mention_nodes(graph)])
+        self.stored = reads.entity_records({e.slug for e in graph.entities})
         return routed
 
     def rows(self) -> WriteRows:
         g = self.graph
-        return WriteRows(tag_rows(g), mention_rows(g), question_rows(g), dict(cooccurrence(g)))
+        new, merged = entity_writes(g.entities, self.stored)
+        names = [(k, e.slug) for e in g.entities for k in name_keys(e)]
+        return WriteRows(tag_rows(g), mention_rows(g), question_rows(g), dict(cooccurrence(g)), names, new, merged)
 
     def answers_same(self, pairs: list[QuestionPair]) -> list[Edge]:
         both = [(a, b, norm, qa) for a, b, norm, qa, _ in pairs] + [(b, a, norm, qb) for a, b, norm, _, qb in pairs]
@@ -66,6 +86,24 @@ def write_document(
 ) -> None:
     """Write `graph` replacing `replaces` (document ids), with `linker`'s links, in one transaction."""
     store.write(DocumentWriteSet(graph, list(replaces), linker))
+
+
+def entity_writes(entities: list[Entity], stored: dict[str, Entity]) -> tuple[list[Entity], list[Entity]]:
+    """(records new to the atlas, first seen now; stored records with the aliases the document brings)."""
+    known = dict(stored)
+    new: dict[str, Entity] = {}
+    merged: dict[str, Entity] = {}
+    for ent in entities:
+        if ent.slug not in known:
+            ent.first_seen = ent.first_seen or utc_now()
+            known[ent.slug] = new[ent.slug] = ent
+            continue
+        existing = known[ent.slug]
+        aliases = merge_aliases(existing, ent)
+        if aliases != existing.aliases:
+            existing.aliases = aliases
+            merged[ent.slug] = existing
+    return list(new.values()), [e for s, e in merged.items() if s not in new]
 
 
 def tag_rows(graph: DocumentGraph) -> list[tuple[str, str]]:

@@ -54,8 +54,7 @@ from ..ingest.transform import ChunkNodes
 from ..parse import parse_file
 from ..records import SIMILAR_TO, Document, DocumentGraph, Entity
 from ..settings import Settings
-from ..store.common import jaccard
-from ..store.protocol import Overlap
+from ..store.protocol import Overlap, jaccard
 from .cache import ReplyCache, cache_key, default_cache_dir
 from .enrich import EdgeEnricher
 from .ingest import CONTEXT_MIN_CHARS, CONTEXT_SOURCE_CHARS, chunk_variables

@@ -31,8 +31,7 @@ except ImportError as e:  # an optional extra: say which one, once, where the ba
     raise StoreError("the ArangoDB backend needs python-arango: pip install 'ohara-lab[arango]'") from e
 
 from ..ids import PARAGRAPHS
-from ..records import ANSWERS_SAME, SIMILAR_TO, CrawlPage, Document, Edge, Entity, Problem, utc_now
-from . import common
+from ..records import ANSWERS_SAME, SIMILAR_TO, CrawlPage, Document, Edge, Entity, Problem, from_dict, utc_now
 from .arango_aql import first, hashed_key, key_of, next_seq, record, rows, valid_key
 from .arango_check import run_checks
 from .arango_connect import ArangoTarget, open_database, parse_url
@@ -280,16 +279,16 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
             found = rows(self.db, "FOR d IN documents FILTER d.origin_path == @v RETURN d", {"v": origin_path})
         else:
             found = []
-        return [common.from_dict(Document, record(d)) for d in found]
+        return [from_dict(Document, record(d)) for d in found]
 
     def get_document(self, document_id: str) -> Document | None:
         if not in_collection(document_id, DOCUMENTS):
             return None
         d = first(self.db, "FOR d IN documents FILTER d._key == @key RETURN d", {"key": key_of(document_id)})
-        return common.from_dict(Document, record(d)) if d else None
+        return from_dict(Document, record(d)) if d else None
 
     def list_documents(self) -> list[Document]:
-        docs = [common.from_dict(Document, record(d)) for d in rows(self.db, "FOR d IN documents RETURN d")]
+        docs = [from_dict(Document, record(d)) for d in rows(self.db, "FOR d IN documents RETURN d")]
         return sorted(docs, key=lambda d: (d.title, d.id))
 
     def get_nodes(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
@@ -318,7 +317,7 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
             found = rows(self.db, "FOR e IN entities RETURN e")
         else:
             found = rows(self.db, "FOR e IN entities FILTER e._key IN @slugs RETURN e", {"slugs": list(slugs)})
-        return sorted((common.from_dict(Entity, record(e)) for e in found), key=lambda e: e.slug)
+        return sorted((from_dict(Entity, record(e)) for e in found), key=lambda e: e.slug)
 
     def edges(self, *, from_ids: Iterable[str] | None = None, to_ids: Iterable[str] | None = None,
               relations: Iterable[str] | None = None) -> list[Edge]:
@@ -381,7 +380,7 @@ class ArangoStore(ArangoSearchMixin, ArangoCurationMixin):
               FILTER (@keys == null OR p._key IN @keys) AND (@hosts == null OR p.host IN @hosts)
                  AND (@run == null OR p.run == @run) AND (@states == null OR p.state IN @states)
               SORT p.depth, p.seq RETURN p""", bind)
-        return [common.from_dict(CrawlPage, record(p)) for p in found]
+        return [from_dict(CrawlPage, record(p)) for p in found]
 
     # ------------------------------------------------------------------ stats and integrity
     def stats(self) -> dict[str, Any]:

@@ -1,10 +1,11 @@
 """Entity curation and analytics storage of `ArangoStore`, mirroring `sqlite_curation` step for step.
 
 `CurationQueries` reads routes and the curation log (usable on the database or
-inside a stream transaction); `CurationSteps` applies an `EntityChange` inside
-one transaction and re-derives MENTIONS, node_entities, co-occurrence,
-RELATED_TO, entity counts and names and document rollups from the nodes'
-entity lists. Every value travels as a bind variable.
+inside a stream transaction); `CurationSteps` persists a `CurationWrite` inside
+one transaction: the records, MENTIONS, node_entities, co-occurrence rows, names
+and document rollups it carries, then the RELATED_TO and entity counts re-derived
+from those rows. What a step writes is decided in Python
+(`ohara_lab.entities.changeset`). Every value travels as a bind variable.
 """
 from __future__ import annotations
 
@@ -12,11 +13,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..ids import entity_id
-from ..records import MENTIONS, Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
-from . import common
+from ..records import LINK_RELATIONS, MENTIONS, Edge, Entity, EntityChange, EntityOp, NodeEntities, from_dict, utc_now
 from .arango_aql import bump, chunks, first, hashed_key, key_of, next_seq, record, rows
 from .arango_aql import rows as aql  # where a parameter is called `rows`
-from .protocol import Routes
+from .protocol import CurationReads, CurationState, CurationStep, CurationWrite, RouteRow
 
 TEXT_NODE_COLLECTIONS = ("paragraphs", "tables")
 CURATION_COLLECTIONS = ("entity_merges", "entity_routes", "routed_nodes")
@@ -39,16 +39,14 @@ class CurationQueries:
         return set(rows(self.db, "FOR r IN entity_routes FILTER r.from_slug IN @slugs RETURN DISTINCT r.from_slug",
                         {"slugs": sorted(slugs)}))
 
-    def routes_for(self, slugs: set[str], keys: dict[str, str]) -> Routes:
-        """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key), chains followed."""
-        return common.collect_routes(slugs, keys, self._routes_leaving, self._variant_routes)
-
-    def _routes_leaving(self, slugs: list[str]) -> list[common.RouteRow]:
+    def routes_leaving(self, slugs: list[str]) -> list[RouteRow]:
+        """The routes whose from slug is one of `slugs`."""
         return [tuple(r) for r in rows(self.db, """
             FOR r IN entity_routes FILTER r.from_slug IN @slugs
               RETURN [r.op_id, r.node_id, r.from_slug, r.to_slug]""", {"slugs": slugs})]
 
-    def _variant_routes(self, pairs: list[tuple[str, str]]) -> list[common.RouteRow]:
+    def variant_routes(self, pairs: list[tuple[str, str]]) -> list[RouteRow]:
+        """For (slug, norm_key) pairs whose slug is no entity, the routes leaving other slugs with that norm_key."""
         if not pairs:
             return []
         return [tuple(r) for r in rows(self.db, """
@@ -59,13 +57,12 @@ class CurationQueries:
                 RETURN [r.op_id, r.node_id, x.slug, r.to_slug]""",
             {"pairs": [{"slug": s, "key": k} for s, k in pairs]})]
 
-    def candidate_routes(self, slugs: set[str], keys: set[str]) -> Routes:
-        """Every route a document with these slugs and norm_keys might take, chains followed."""
-        found = set(slugs)
-        if keys:
-            found |= set(rows(self.db, "FOR r IN entity_routes FILTER r.from_key IN @keys RETURN r.from_slug",
-                              {"keys": sorted(keys)}))
-        return self.routes_for(found, {})
+    def slugs_routed_by_key(self, keys: set[str]) -> set[str]:
+        """From slugs of the routes whose from norm_key is one of `keys`."""
+        if not keys:
+            return set()
+        return set(rows(self.db, "FOR r IN entity_routes FILTER r.from_key IN @keys RETURN r.from_slug",
+                        {"keys": sorted(keys)}))
 
     def slugs_by_key(self, keys: set[str]) -> dict[str, list[str]]:
         """norm_key -> slugs of the entities with it, oldest first (the first is where ingest maps a new spelling)."""
@@ -82,7 +79,7 @@ class CurationQueries:
         wanted = sorted(slugs)
         if not wanted:
             return {}
-        return {d["slug"]: common.from_dict(Entity, record(d))
+        return {d["slug"]: from_dict(Entity, record(d))
                 for d in rows(self.db, "FOR e IN entities FILTER e._key IN @slugs RETURN e", {"slugs": wanted})}
 
     def record_routed(self, before: dict[int, list[NodeEntities]]) -> None:
@@ -99,7 +96,7 @@ class CurationQueries:
                 (FOR e IN edges FILTER e._from == @doc AND e.relation IN @rels RETURN e),
                 (FOR e IN edges FILTER e._to == @doc AND e.relation IN @rels RETURN e))
               SORT e.seq, e._key
-              RETURN [e._from, e._to, e.relation, e.attrs]""", {"doc": doc_id, "rels": list(common.LINK_RELATIONS)})
+              RETURN [e._from, e._to, e.relation, e.attrs]""", {"doc": doc_id, "rels": list(LINK_RELATIONS)})
         return [Edge(f, t, r, a or {}) for f, t, r, a in found]
 
     def record_links(self, ops: set[int], doc_id: str, old: list[Edge], new: list[Edge]) -> None:
@@ -112,6 +109,31 @@ class CurationQueries:
               UPSERT {_key: d._key} INSERT d UPDATE {new: d.new} IN routed_links OPTIONS {mergeObjects: false}""",
              {"docs": docs})
 
+    def curation_state(self, reads: CurationReads) -> CurationState:
+        """The entity lists and co-occurrence pairs of the documents (all when None), the slugs' norm_keys, every slug."""
+        docs = list(reads.documents) if reads.documents is not None else rows(self.db, "FOR d IN documents RETURN d._id")
+        found = rows(self.db, """
+            FOR doc IN @docs
+              RETURN {
+                doc: doc,
+                present: DOCUMENT(doc) != null,
+                lists: APPEND((FOR n IN paragraphs FILTER n.document_id == doc SORT n.doc_position
+                               RETURN [n.id, n.entity_slugs]),
+                              (FOR n IN tables FILTER n.document_id == doc SORT n.doc_position
+                               RETURN [n.id, n.entity_slugs])),
+                pairs: (FOR c IN cooccur FILTER c.document_id == doc RETURN [c.a, c.b])
+              }""", {"docs": sorted(set(docs))})
+        wanted = sorted(set(reads.slugs))
+        keys = dict(rows(self.db, "FOR e IN entities FILTER e._key IN @slugs RETURN [e._key, e.norm_key]",
+                         {"slugs": wanted})) if wanted else {}
+        everything = rows(self.db, "RETURN UNION_DISTINCT((FOR e IN entities RETURN e._key),"
+                                   " (FOR n IN node_entities RETURN n.slug))") if reads.every_slug else []
+        return CurationState(
+            docs, {r["doc"] for r in found if r["present"]},
+            {r["doc"]: [(nid, list(s or [])) for nid, s in r["lists"]] for r in found},
+            {r["doc"]: [(a, b) for a, b in r["pairs"]] for r in found},
+            keys, set(everything[0]) if everything else set())
+
     def bump_graph(self) -> None:
         """Every change to nodes, edges or entities moves `graph_version` (analytics compare against it)."""
         bump(self.db, "graph_version")
@@ -123,23 +145,24 @@ class CurationSteps(CurationQueries):
     def __init__(self, db: Any, steps: Any):
         self.db, self.steps = db, steps
 
-    def apply(self, change: EntityChange) -> int:
+    def apply(self, step: CurationStep) -> int:
+        write = step.plan(self.curation_state(step.reads()))
+        change = write.change
         places = self._places(change.undo) if change.undo is not None else {}
         op_id = self._log(change)
-        keys = dict(rows(self.db, "FOR e IN entities FILTER e._key IN @slugs RETURN [e._key, e.norm_key]",
-                         {"slugs": sorted({src for _, src, _ in change.routes})})) if change.routes else {}
         for ent in change.entities:
-            self._put_entity(ent, places.get(ent.slug))
-        touched = {e.slug for e in change.entities}
-        touched |= self._set_nodes(change.nodes)
-        self.recount_documents({n.document_id for n in change.nodes})
-        self.steps.refresh_entities(touched)
+            self._put_entity(ent, write.names.get(ent.slug, []), places.get(ent.slug))
+        if write.nodes:
+            self._set_nodes(write)
+        self.write_documents(write)
+        self.steps.refresh_related(write.related)
+        self.steps.refresh_entities(write.counted)
         if change.links_remove or change.links_restore:
             self._swap_links(change.links_remove, change.links_restore)
         if change.entity_edges:
             self._restore_edges(change.entity_edges)
         routes = [{"_key": route_key(node, src), "op_id": op_id, "node_id": node, "from_slug": src,
-                   "from_key": keys.get(src) or src, "to_slug": dst} for node, src, dst in change.routes]
+                   "from_key": key, "to_slug": dst} for node, src, key, dst in write.routes]
         if routes:
             rows(self.db, 'FOR r IN @routes INSERT r INTO entity_routes OPTIONS {overwriteMode: "replace"}',
                  {"routes": routes})
@@ -189,7 +212,7 @@ class CurationSteps(CurationQueries):
         found = rows(self.db, "FOR o IN entity_merges FILTER o._key == @key RETURN o.before.seqs", {"key": str(op_id)})
         return dict(found[0] or {}) if found else {}
 
-    def _put_entity(self, ent: Entity, seq: int | None = None) -> None:
+    def _put_entity(self, ent: Entity, keys: list[str], seq: int | None = None) -> None:
         data = {**ent.to_dict(), "_key": ent.slug}
         rows(self.db, """
             UPSERT {_key: @key}
@@ -197,20 +220,17 @@ class CurationSteps(CurationQueries):
             UPDATE UNSET(@data, "mention_count", "document_ids")
             IN entities OPTIONS {mergeObjects: false}""", {"key": ent.slug, "data": data, "seq": seq or next_seq()})
         rows(self.db, "FOR n IN entity_names FILTER n.slug == @slug REMOVE n IN entity_names", {"slug": ent.slug})
-        names = [{"_key": hashed_key(k, ent.slug), "norm_key": k, "slug": ent.slug} for k in common.name_keys(ent)]
+        names = [{"_key": hashed_key(k, ent.slug), "norm_key": k, "slug": ent.slug} for k in keys]
         if names:
             rows(self.db, 'FOR d IN @docs INSERT d INTO entity_names OPTIONS {overwriteMode: "ignore"}', {"docs": names})
 
-    def _set_nodes(self, nodes: list[NodeEntities]) -> set[str]:
-        """New entity lists for nodes; returns every slug whose counts may have changed."""
-        touched: set[str] = set()
+    def _set_nodes(self, write: CurationWrite) -> None:
+        """The nodes' new entity lists, their mention rows and MENTIONS edges."""
+        nodes = write.nodes
         for coll in TEXT_NODE_COLLECTIONS:
             mine = [n for n in nodes if n.node_id.startswith(coll + "/")]
             if not mine:
                 continue
-            old = rows(self.db, "FOR n IN @@coll FILTER n._key IN @keys RETURN n.entity_slugs",
-                       {"@coll": coll, "keys": [key_of(n.node_id) for n in mine]})
-            touched |= {s for slugs in old for s in (slugs or [])}
             rows(self.db, """
                 FOR u IN @rows
                   UPDATE u.key WITH {entity_slugs: u.slugs, entity_types: u.types} IN @@coll
@@ -219,7 +239,7 @@ class CurationSteps(CurationQueries):
         ids = [n.node_id for n in nodes]
         rows(self.db, "FOR n IN node_entities FILTER n.node_id IN @ids REMOVE n IN node_entities", {"ids": ids})
         mentions = [{"node_id": nid, "document_id": doc, "slug": slug, "type": kind}
-                    for nid, doc, slug, kind in common.node_mention_rows(nodes)]
+                    for n in nodes for nid, doc, slug, kind in write.mentions.get(n.node_id, [])]
         for chunk in chunks(mentions):
             rows(self.db, "FOR d IN @docs INSERT d INTO node_entities", {"docs": chunk})
         rows(self.db, f"""
@@ -234,38 +254,23 @@ class CurationSteps(CurationQueries):
             e["seq"] = base + i
         for chunk in chunks(edges):
             rows(self.db, "FOR e IN @rows INSERT e INTO edges", {"rows": chunk})
-        return touched | {s for n in nodes for s in n.slugs}
 
-    def recount_documents(self, doc_ids: Iterable[str]) -> None:
-        """Co-occurrence, RELATED_TO and the entity rollup of documents whose nodes changed."""
-        pairs: set[tuple[str, str]] = set()
-        for doc_id in sorted(set(doc_ids)):
-            found = first(self.db, """
-                RETURN {
-                  lists: APPEND((FOR n IN paragraphs FILTER n.document_id == @doc SORT n.doc_position
-                                 RETURN n.entity_slugs),
-                                (FOR n IN tables FILTER n.document_id == @doc SORT n.doc_position
-                                 RETURN n.entity_slugs)),
-                  pairs: (FOR c IN cooccur FILTER c.document_id == @doc RETURN [c.a, c.b])
-                }""", {"doc": doc_id}, {}) or {}
-            lists = [list(x or []) for x in found.get("lists", [])]
-            pairs |= {(a, b) for a, b in found.get("pairs", [])}
+    def write_documents(self, write: CurationWrite) -> None:
+        """Each document's co-occurrence rows, and the entity rollup of those the atlas holds."""
+        for doc_id, counted in sorted(write.cooccurrence.items()):
             rows(self.db, "FOR c IN cooccur FILTER c.document_id == @doc REMOVE c IN cooccur", {"doc": doc_id})
-            counted = common.cooccurrence_of(lists)
             docs = [{"document_id": doc_id, "a": a, "b": b, "n": n} for (a, b), n in counted.items()]
             for chunk in chunks(docs):
                 rows(self.db, "FOR d IN @docs INSERT d INTO cooccur", {"docs": chunk})
-            pairs |= set(counted)
-            order = common.frequency_order(lists)
+            order = write.rollups.get(doc_id, [])
             rows(self.db, """
                 FOR d IN documents FILTER d._key == @key
                   UPDATE d WITH {entity_slugs: @slugs, entity_count: @n} IN documents OPTIONS {mergeObjects: false}""",
                  {"key": key_of(doc_id), "slugs": order, "n": len(order)})
-        self.steps.refresh_related(pairs)
 
 
 class ArangoCurationMixin(CurationQueries):
-    """The curation and analytics primitives of `ArangoStore` (the curation reads, `routes_for` among them, on `db`)."""
+    """The curation and analytics primitives of `ArangoStore` (the curation reads, `routes_leaving` among them, on `db`)."""
 
     db: Any
     evergreen_threshold: int
@@ -303,7 +308,7 @@ class ArangoCurationMixin(CurationQueries):
     def entity_ops(self) -> list[EntityOp]:
         """The `entity_merges` log, oldest first (undone steps included, marked by `undone_at`)."""
         found = rows(self.db, "FOR o IN entity_merges SORT o.op_id RETURN o")
-        return [common.from_dict(EntityOp, {**record(o), "id": o["op_id"],
+        return [from_dict(EntityOp, {**record(o), "id": o["op_id"],
                                             "before": {k: v for k, v in (o.get("before") or {}).items() if k != "seqs"}})
                 for o in found]
 
@@ -322,24 +327,13 @@ class ArangoCurationMixin(CurationQueries):
     def routed_nodes(self, op_id: int) -> list[NodeEntities]:
         """Entity lists, as extracted, of nodes written after step `op_id` whose mentions it routed."""
         found = rows(self.db, "FOR r IN routed_nodes FILTER r.op_id == @op SORT r.node_id RETURN r.data", {"op": op_id})
-        return [common.from_dict(NodeEntities, d) for d in found]
+        return [from_dict(NodeEntities, d) for d in found]
 
-    def apply_entity_change(self, change: EntityChange) -> int:
-        """Apply one curation step atomically; returns the id of the log entry written (or undone)."""
+    def write_curation(self, step: CurationStep) -> int:
+        """Persist one curation step atomically, its reads answered in the same transaction; returns the id
+        of the log entry written (or undone)."""
         with self.transaction() as txn:
-            return self._steps(txn).apply(change)
-
-    def rederive_entities(self, document_ids: Iterable[str] | None = None) -> int:
-        """Re-derive co-occurrence, RELATED_TO, entity counts and rollups from the nodes' entity lists."""
-        with self.transaction() as txn:
-            steps = self._steps(txn)
-            docs = sorted(document_ids) if document_ids is not None else rows(txn, "FOR d IN documents RETURN d._id")
-            steps.recount_documents(docs)
-            slugs = rows(txn, "RETURN UNION_DISTINCT((FOR e IN entities RETURN e._key),"
-                              " (FOR n IN node_entities RETURN n.slug))")
-            steps.steps.refresh_entities(slugs[0] if slugs else [])
-            steps.bump_graph()
-        return len(docs)
+            return self._steps(txn).apply(step)
 
     def put_analytics(self, kind: str, rows: dict[str, Any], info: dict[str, Any]) -> None:
         """Replace every row of one analytics kind, and its run info, in one transaction."""

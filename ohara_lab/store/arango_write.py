@@ -1,9 +1,9 @@
 """The write side of `ArangoStore`: every step of writing or deleting a document, run
 against one stream transaction.
 
-The steps mirror `SqliteStore` one for one (entity merge by norm_key, RELATED_TO
-from per-document co-occurrence, derived entity counts, SIMILAR_TO in-degree and
-EVERGREEN promotion, vectors per model); only the query language differs. Each
+The steps mirror `SqliteStore` one for one (the WriteSet's entity records, names and
+rows, RELATED_TO from per-document co-occurrence, derived entity counts, SIMILAR_TO
+in-degree and EVERGREEN promotion, vectors per model); only the query language differs. Each
 AQL query modifies at most one collection and reads it only before writing,
 which is what ArangoDB allows inside one query.
 """
@@ -14,13 +14,13 @@ from typing import Any
 
 import numpy as np
 
+from ..dates import date_span
 from ..errors import StoreError
 from ..ids import DOCUMENTS, entity_id, in_collection, split_id
-from ..records import RELATED_TO, SIMILAR_TO, Document, DocumentGraph, Edge, Entity, utc_now
-from . import common
+from ..records import RELATED_TO, SIMILAR_TO, Document, DocumentGraph, Edge, Entity, effective_decay_class, from_dict
 from .arango_aql import bump, chunks, first, hashed_key, key_of, next_seq, record, rows, valid_key
 from .arango_curation import CurationQueries
-from .protocol import DuplicateDocument, KnownState, Overlap, WriteRows, WriteSet
+from .protocol import DuplicateDocument, KnownState, Overlap, WriteRows, WriteSet, jaccard
 
 VECTOR_OWNERS = ("documents", "sections", "paragraphs", "tables")
 
@@ -58,7 +58,7 @@ class WriteSteps(CurationQueries):
         routed = writeset.curate(self, state)
         found = writeset.rows()
         self._insert_nodes(graph)
-        self._upsert_entities(graph.entities)
+        self._upsert_entities(found)
         self.insert_edges(graph.edges, doc.id)
         self._insert_side_rows(doc.id, found)
         self._link_questions(writeset, found)
@@ -82,10 +82,7 @@ class WriteSteps(CurationQueries):
 
     def known_state(self, writeset: WriteSet) -> KnownState:
         """The records a write reads before the documents it replaces take entities along with them."""
-        keys = set(writeset.norm_keys().values())
-        prior = self.slugs_by_key(keys)
-        return KnownState(prior, self.entity_records(
-            writeset.records_wanted(self.candidate_routes(writeset.slugs(), keys), prior)))
+        return writeset.known_state(self)
 
     def entity_mapping(self, entities: list[Entity]) -> dict[str, str]:
         """Incoming slug -> the oldest existing slug with the same norm_key (atlas-level dedup)."""
@@ -101,7 +98,8 @@ class WriteSteps(CurationQueries):
         return dict(found)
 
     def _insert_nodes(self, g: DocumentGraph) -> None:
-        lo, hi = common.date_span(g.document)
+        d = g.document
+        lo, hi = date_span(d.published_date, d.temporal_coverage_start, d.temporal_coverage_end)
         doc = {**g.document.to_dict(), "_key": key_of(g.document.id), "date_lo": lo, "date_hi": hi}
         for collection, docs in (("documents", [doc]),
                                  ("sections", [_stored(s.to_dict()) for s in g.sections]),
@@ -113,34 +111,14 @@ class WriteSteps(CurationQueries):
         for chunk in chunks(docs):
             rows(self.db, f"FOR d IN @docs INSERT d INTO @@coll {options}", {"docs": chunk, "@coll": collection})
 
-    def _upsert_entities(self, entities: list[Entity]) -> None:
-        """Insert new entities, merge aliases into existing ones; remember every name's norm_key."""
-        if not entities:
-            return
-        known: dict[str, Entity] = {
-            d["slug"]: common.from_dict(Entity, record(d))
-            for d in rows(self.db, "FOR e IN entities FILTER e._key IN @slugs RETURN e",
-                          {"slugs": sorted({e.slug for e in entities})})}
-        new: dict[str, Entity] = {}
-        changed: set[str] = set()
-        names: dict[str, dict[str, str]] = {}
-        for ent in entities:
-            for k in common.name_keys(ent):
-                names[hashed_key(k, ent.slug)] = {"norm_key": k, "slug": ent.slug}
-            if ent.slug not in known:
-                ent.first_seen = ent.first_seen or utc_now()
-                known[ent.slug] = new[ent.slug] = ent
-                continue
-            existing = known[ent.slug]
-            aliases = common.merge_aliases(existing, ent)
-            if aliases != existing.aliases:
-                existing.aliases = aliases
-                changed.add(ent.slug)
-        base = next_seq(len(new))
-        self._insert("entities", [{**e.to_dict(), "_key": e.slug, "seq": base + i} for i, e in enumerate(new.values())])
-        updates = [{"key": s, "aliases": known[s].aliases} for s in sorted(changed - set(new))]
+    def _upsert_entities(self, found: WriteRows) -> None:
+        """Insert the WriteSet's new entity records, rewrite the aliases of the ones that gained some; every name."""
+        base = next_seq(len(found.new_entities))
+        self._insert("entities", [{**e.to_dict(), "_key": e.slug, "seq": base + i} for i, e in enumerate(found.new_entities)])
+        updates = [{"key": e.slug, "aliases": e.aliases} for e in sorted(found.merged_entities, key=lambda e: e.slug)]
         if updates:
             rows(self.db, "FOR u IN @rows UPDATE u.key WITH {aliases: u.aliases} IN entities", {"rows": updates})
+        names = {hashed_key(k, slug): {"norm_key": k, "slug": slug} for k, slug in found.names}
         self._insert("entity_names", [{"_key": k, **v} for k, v in names.items()],
                      'OPTIONS {overwriteMode: "ignore"}')
 
@@ -250,9 +228,9 @@ class WriteSteps(CurationQueries):
             {"keys": keys})
         updates = []
         for r in found:
-            doc = common.from_dict(Document, record(r["doc"]))
+            doc = from_dict(Document, record(r["doc"]))
             updates.append({"key": key_of(doc.id), "n": r["n"],
-                            "cls": common.effective_decay_class(doc, r["n"], self.evergreen_threshold)})
+                            "cls": effective_decay_class(doc.decay_class, r["n"], self.evergreen_threshold)})
         if updates:
             rows(self.db, """
                 FOR u IN @rows
@@ -364,8 +342,8 @@ class LinkView:
               FILTER doc != null
               RETURN {doc: doc, size: size, shared: UNIQUE(shared)}""",
             {"slugs": slugs, "doc": self.document_id, "excluded": list(exclude_types)})
-        out = [Overlap(common.from_dict(Document, record(r["doc"])), r["size"], sorted(r["shared"])) for r in found
-               if common.jaccard(len(slugs), r["size"], len(r["shared"])) >= min_jaccard]
+        out = [Overlap(from_dict(Document, record(r["doc"])), r["size"], sorted(r["shared"])) for r in found
+               if jaccard(len(slugs), r["size"], len(r["shared"])) >= min_jaccard]
         return sorted(out, key=lambda o: o.document.id)
 
     def snippets(self, document_id: str, n: int = 3, min_chars: int = 50) -> list[str]:

@@ -60,6 +60,13 @@ class LinkContext(Protocol):
         """The first `n` paragraphs longer than `min_chars` of a document."""
 
 
+def jaccard(mine: int, theirs: int, shared: int) -> float:
+    """|A ∩ B| / |A ∪ B| from the set sizes (0 for two empty sets): what SIMILAR_TO is thresholded on, and
+    what `LinkContext.entity_overlap`'s `min_jaccard` filters by."""
+    union = mine + theirs - shared
+    return shared / union if union > 0 else 0.0
+
+
 # A linker returns the SIMILAR_TO (and CONTRADICTS / PRECEDES) edges of a new document.
 Linker = Callable[[DocumentGraph, LinkContext], list[Edge]]
 
@@ -74,7 +81,35 @@ Routes = dict[tuple[str, str], tuple[str | None, int]]
 QuestionPair = tuple[str, str, str, str, str]
 
 
-class EntityReads(Protocol):
+# A curation route as stored: (step id, node id or '', from slug, to slug or None).
+RouteRow = tuple[int, str, str, "str | None"]
+
+
+class RouteReads(Protocol):
+    """The curation routes as stored, for `ohara_lab.entities.intake.collect_routes` to follow."""
+
+    def routes_leaving(self, slugs: list[str]) -> list[RouteRow]:
+        """The routes whose from slug is one of `slugs`."""
+
+    def variant_routes(self, pairs: list[tuple[str, str]]) -> list[RouteRow]:
+        """For (slug, norm_key) pairs whose slug is no entity, the routes leaving other slugs with that
+        norm_key, as rows whose from slug is the pair's (a spelling variant follows them), oldest first."""
+
+
+class KnownReads(RouteReads, Protocol):
+    """What a document's write reads before the documents it replaces leave (`WriteSet.known_state`)."""
+
+    def slugs_by_key(self, keys: set[str]) -> dict[str, list[str]]:
+        """norm_key -> slugs of the entities with it, oldest first."""
+
+    def slugs_routed_by_key(self, keys: set[str]) -> set[str]:
+        """From slugs of the routes whose from norm_key is one of `keys`."""
+
+    def entity_records(self, slugs: set[str]) -> dict[str, Entity]:
+        """The stored records of those of `slugs` in the atlas."""
+
+
+class EntityReads(RouteReads, Protocol):
     """What curating a document's incoming entities reads from the atlas, inside the write transaction
     (after the documents it replaces have left)."""
 
@@ -83,9 +118,6 @@ class EntityReads(Protocol):
 
     def routed_slugs(self, slugs: set[str]) -> set[str]:
         """Those of `slugs` some active curation route leaves from."""
-
-    def routes_for(self, slugs: set[str], keys: dict[str, str]) -> Routes:
-        """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key), chains followed."""
 
     def entity_records(self, slugs: set[str]) -> dict[str, Entity]:
         """The stored records of those of `slugs` in the atlas."""
@@ -107,14 +139,16 @@ class WriteRows:
     mentions: list[tuple[str, str, str]]  # (node id, entity slug, type)
     questions: list[tuple[str, str, str]]  # (node id, normalised question, question text)
     cooccurrence: dict[tuple[str, str], int]  # entity pair (a < b) -> nodes they share in this document
+    names: list[tuple[str, str]] = field(default_factory=list)  # (norm_key, slug) of every name and alias
+    new_entities: list[Entity] = field(default_factory=list)  # records the atlas does not have yet, in order
+    merged_entities: list[Entity] = field(default_factory=list)  # stored records that gained aliases
 
 
 class WriteSet(Protocol):
     """One document's write as ingest computed it (`ohara_lab.ingest.writeset.DocumentWriteSet`).
 
-    The store fills `KnownState` with the reads declared here (`slugs`, `norm_keys`,
-    `records_wanted`), deletes `replaces`, lets `curate` bring the entities in line with the
-    atlas, and persists `graph` and `rows` in the same transaction; the domain decisions are the
+    The store answers the reads `known_state` declares (`KnownReads`), deletes `replaces`, lets
+    `curate` bring the entities in line with the atlas, and persists `graph` and `rows` in the same transaction; the domain decisions are the
     WriteSet's, never the store's.
     """
 
@@ -122,14 +156,8 @@ class WriteSet(Protocol):
     replaces: list[str]
     linker: Linker | None
 
-    def slugs(self) -> set[str]:
-        """Entity slugs the document's nodes mention."""
-
-    def norm_keys(self) -> dict[str, str]:
-        """slug -> norm_key of the document's entities."""
-
-    def records_wanted(self, routes: Routes, prior: dict[str, list[str]]) -> set[str]:
-        """Entities whose records are read before the replaced documents leave."""
+    def known_state(self, reads: KnownReads) -> KnownState:
+        """The records the write needs from the atlas as it is before the replaced documents leave."""
 
     def curate(self, reads: EntityReads, state: KnownState) -> dict[int, list[NodeEntities]]:
         """Route and dedup the incoming entities, roll the document up; the pre-routing lists per step."""
@@ -139,6 +167,65 @@ class WriteSet(Protocol):
 
     def answers_same(self, pairs: list[QuestionPair]) -> list[Edge]:
         """ANSWERS_SAME edges (both ways) for the paragraphs sharing a question with this document."""
+
+
+@dataclass
+class CurationReads:
+    """The reads a curation step's write declares (`CurationStep.reads`)."""
+
+    documents: list[str] | None  # whose entity lists and co-occurrence pairs (None: every document)
+    slugs: list[str] = field(default_factory=list)  # whose norm_keys
+    every_slug: bool = False  # and every slug of a record or a mention
+
+
+@dataclass
+class CurationState:
+    """What a curation step's write reads from the atlas, filled by the store in one call
+    (`GraphStore.curation_state`) inside the step's transaction."""
+
+    documents: list[str]  # the documents asked for (all the atlas holds when none were named), in order
+    present: set[str]  # of those, the ones the atlas holds
+    lists: dict[str, list[tuple[str, list[str]]]]  # document -> (node id, entity slugs): paragraphs, then tables,
+    # each in reading order (doc_position)
+    pairs: dict[str, list[tuple[str, str]]]  # document -> its stored co-occurrence pairs
+    norm_keys: dict[str, str]  # slug -> norm_key of the asked-for entities the atlas has
+    slugs: set[str] = field(default_factory=set)  # every slug of a record or a mention, when asked for
+
+
+@dataclass
+class CurationWrite:
+    """One curation step's write, decided in Python (`ohara_lab.entities.changeset`); a store persists it
+    in one transaction and decides nothing.
+
+    In order: the log entry (`change.op`, or `change.undo` marked undone with its routes and records
+    dropped), the entity records, the nodes' new entity lists with their mention rows and MENTIONS
+    edges, each document's co-occurrence rows and rollup, the RELATED_TO counts of `related` and the
+    entity counts of `counted` re-derived from the rows, the links and entity edges of `change`
+    (between nodes that exist), the routes.
+    """
+
+    change: EntityChange
+    nodes: list[NodeEntities] = field(default_factory=list)  # new entity lists, of nodes the atlas holds
+    mentions: dict[str, list[tuple[str, str, str, str]]] = field(default_factory=dict)  # node -> (node, doc, slug, type)
+    names: dict[str, list[str]] = field(default_factory=dict)  # entity slug -> norm_keys of its name and aliases
+    cooccurrence: dict[str, dict[tuple[str, str], int]] = field(default_factory=dict)  # document -> pair counts
+    rollups: dict[str, list[str]] = field(default_factory=dict)  # document (the atlas holds) -> its entity rollup
+    related: set[tuple[str, str]] = field(default_factory=set)  # pairs whose RELATED_TO count is re-derived
+    counted: set[str] = field(default_factory=set)  # slugs whose mention counts are re-derived
+    routes: list[tuple[str, str, str, str | None]] = field(default_factory=list)  # (node | '', from, from key, to)
+
+
+class CurationStep(Protocol):
+    """One curation step's write as the entity layer decides it (`ohara_lab.entities.changeset.Step`).
+
+    Inside one transaction the store answers `reads()` (`curation_state`), hands the state to `plan`,
+    and persists the `CurationWrite` it returns; the decisions are the step's, never the store's."""
+
+    def reads(self) -> CurationReads:
+        """What the write reads from the atlas."""
+
+    def plan(self, state: CurationState) -> CurationWrite:
+        """The write, decided from the atlas as `state` found it."""
 
 
 @dataclass
@@ -379,8 +466,13 @@ class GraphStore(Protocol):
         """Crawl rows, filtered by URL, host, crawl run and state."""
 
     # ---- entity curation (`ohara entities`, every step logged and undoable) --------
-    def apply_entity_change(self, change: EntityChange) -> int:
-        """Apply one curation step (merge, split, rename, clean, undo) atomically; returns its log entry's id."""
+    def curation_state(self, reads: CurationReads) -> CurationState:
+        """The reads a curation step's write declares, in one call: the entity lists and co-occurrence
+        pairs of its documents (every document when None), its slugs' norm_keys, every slug if asked."""
+
+    def write_curation(self, step: CurationStep) -> int:
+        """Persist one curation step (merge, split, rename, clean, undo, rederive) atomically: its reads
+        answered and its write planned inside the same transaction; returns its log entry's id."""
 
     def entity_nodes(self, *, slugs: Iterable[str] | None = None,
                      node_ids: Iterable[str] | None = None) -> list[NodeEntities]:
@@ -398,11 +490,11 @@ class GraphStore(Protocol):
     def routed_links(self, op_id: int) -> list[tuple[list[Edge], list[Edge]]]:
         """(links before, links after) of each document re-ingested while step `op_id` routed its mentions."""
 
-    def routes_for(self, slugs: set[str], keys: dict[str, str]) -> Routes:
-        """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key), chains followed."""
+    def routes_leaving(self, slugs: list[str]) -> list[RouteRow]:
+        """The routes whose from slug is one of `slugs`."""
 
-    def rederive_entities(self, document_ids: Iterable[str] | None = None) -> int:
-        """Re-derive co-occurrence, RELATED_TO, entity counts and rollups from the nodes' entity lists."""
+    def variant_routes(self, pairs: list[tuple[str, str]]) -> list[RouteRow]:
+        """For (slug, norm_key) pairs whose slug is no entity, the routes leaving other slugs with that norm_key."""
 
     # ---- analytics (`ohara analyze`) -------------------------------------------
     def put_analytics(self, kind: str, rows: dict[str, Any], info: dict[str, Any]) -> None:

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dates import date_span
 from ..errors import DiskFullError, StoreError
 from ..ids import DOCUMENTS, PARAGRAPHS, entity_id, in_collection, split_id
 from ..records import (
@@ -48,11 +49,13 @@ from ..records import (
     Edge,
     Entity,
     Problem,
+    effective_decay_class,
+    fields_dict,
+    from_dict,
     utc_now,
 )
-from . import common
 from .node_cache import NodeCache
-from .protocol import DuplicateDocument, KnownState, Overlap, Routes, SharedQuestion, WriteRows, WriteSet
+from .protocol import DuplicateDocument, KnownState, Overlap, RouteRow, SharedQuestion, WriteRows, WriteSet, jaccard
 from .sqlite_check import run_checks
 from .sqlite_curation import SqliteCurationMixin
 from .sqlite_search import SqliteSearchMixin
@@ -378,7 +381,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             routed = writeset.curate(_EntityReads(self), state)
             rows = writeset.rows()
             self._insert_nodes(graph)
-            self._upsert_entities(graph.entities, self._entity_rows([e.slug for e in graph.entities]))
+            self._upsert_entities(rows)
             self._insert_edges(graph.edges, graph.document.id)
             self._insert_side_tables(graph, rows)
             self._link_questions(writeset, rows)
@@ -401,10 +404,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
 
     def _known_state(self, writeset: WriteSet) -> KnownState:
         """The records a write reads before the documents it replaces take entities along with them."""
-        keys = set(writeset.norm_keys().values())
-        prior = self._slugs_by_key(keys)
-        known = self._entity_records(writeset.records_wanted(self._candidate_routes(writeset.slugs(), keys), prior))
-        return KnownState(prior, known)
+        return writeset.known_state(_EntityReads(self))
 
     def _entity_rows(self, slugs: list[str]) -> dict[str, str]:
         """slug -> stored JSON of those entities already in the atlas (one query per 500 slugs)."""
@@ -434,38 +434,30 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             " date_lo, date_hi, decay_class, effective_decay_class, ingestion_status, structure_needs_review,"
             " similar_to_indegree, data) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (d.id, d.file_hash, d.origin_path, d.title, d.published_date, d.temporal_coverage_start,
-             d.temporal_coverage_end, *common.date_span(d), d.decay_class, d.effective_decay_class,
-             d.ingestion_status, int(d.structure_needs_review), d.similar_to_indegree, _dumps(common.fields_dict(d))))
+             d.temporal_coverage_end, *date_span(d.published_date, d.temporal_coverage_start, d.temporal_coverage_end), d.decay_class, d.effective_decay_class,
+             d.ingestion_status, int(d.structure_needs_review), d.similar_to_indegree, _dumps(fields_dict(d))))
         self.conn.executemany(
             "INSERT INTO sections(id, document_id, parent_section_id, level, doc_position, title, data) VALUES (?,?,?,?,?,?,?)",
-            [(s.id, s.document_id, s.parent_section_id, s.level, s.doc_position, s.title, _dumps(common.fields_dict(s)))
+            [(s.id, s.document_id, s.parent_section_id, s.level, s.doc_position, s.title, _dumps(fields_dict(s)))
              for s in g.sections])
         self.conn.executemany(
             "INSERT INTO paragraphs(id, document_id, section_id, node_type, doc_position, content, llm_pending, data)"
             " VALUES (?,?,?,?,?,?,?,?)",
             [(p.id, p.document_id, p.section_id, p.node_type, p.doc_position, p.content, int(p.llm_pending),
-              _dumps(common.fields_dict(p))) for p in g.paragraphs])
+              _dumps(fields_dict(p))) for p in g.paragraphs])
         self.conn.executemany(
             "INSERT INTO tables(id, document_id, section_id, doc_position, markdown, data) VALUES (?,?,?,?,?,?)",
-            [(t.id, t.document_id, t.section_id, t.doc_position, t.markdown_representation, _dumps(common.fields_dict(t)))
+            [(t.id, t.document_id, t.section_id, t.doc_position, t.markdown_representation, _dumps(fields_dict(t)))
              for t in g.tables])
 
-    def _upsert_entities(self, entities: list[Entity], stored: dict[str, str]) -> None:
-        self.conn.executemany("INSERT OR IGNORE INTO entity_names(norm_key, slug) VALUES (?,?)",
-                              [(k, ent.slug) for ent in entities for k in sorted(common.name_keys(ent))])
-        for ent in entities:
-            row = (stored[ent.slug],) if ent.slug in stored else None
-            if row is None:
-                ent.first_seen = ent.first_seen or utc_now()
-                self.conn.execute("INSERT INTO entities(id, slug, norm_key, name, type, mention_count, data)"
-                                  " VALUES (?,?,?,?,?,0,?)",
-                                  (ent.id, ent.slug, ent.norm_key, ent.name, ent.type, _dumps(common.fields_dict(ent))))
-                continue
-            existing = common.from_dict(Entity, json.loads(row[0]))
-            aliases = common.merge_aliases(existing, ent)
-            if aliases != existing.aliases:
-                existing.aliases = aliases
-                self.conn.execute("UPDATE entities SET data=? WHERE slug=?", (_dumps(common.fields_dict(existing)), ent.slug))
+    def _upsert_entities(self, rows: WriteRows) -> None:
+        """Insert the WriteSet's new entity records, rewrite the ones that gained aliases, add every name."""
+        self.conn.executemany("INSERT OR IGNORE INTO entity_names(norm_key, slug) VALUES (?,?)", rows.names)
+        self.conn.executemany("INSERT INTO entities(id, slug, norm_key, name, type, mention_count, data)"
+                              " VALUES (?,?,?,?,?,0,?)",
+                              [(e.id, e.slug, e.norm_key, e.name, e.type, _dumps(fields_dict(e))) for e in rows.new_entities])
+        self.conn.executemany("UPDATE entities SET data=? WHERE slug=?",
+                              [(_dumps(fields_dict(e)), e.slug) for e in rows.merged_entities])
 
     def _insert_edges(self, edges: Iterable[Edge], owner: str | None) -> None:
         self.conn.executemany(
@@ -540,10 +532,10 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             row = self.conn.execute("SELECT data FROM entities WHERE slug=?", (slug,)).fetchone()
             if row is None:
                 continue
-            ent = common.from_dict(Entity, json.loads(row[0]))
+            ent = from_dict(Entity, json.loads(row[0]))
             ent.mention_count, ent.document_ids = len(rows), docs
             self.conn.execute("UPDATE entities SET mention_count=?, data=? WHERE slug=?",
-                              (len(rows), _dumps(common.fields_dict(ent)), slug))
+                              (len(rows), _dumps(fields_dict(ent)), slug))
 
     def _refresh_indegree(self, ids: Iterable[str]) -> None:
         for doc_id in {i for i in ids if in_collection(i, DOCUMENTS)}:
@@ -553,14 +545,14 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
                 continue
             n = self.conn.execute(f"SELECT COUNT(*) FROM edges WHERE to_id=? AND relation='{SIMILAR_TO}'",
                                   (doc_id,)).fetchone()[0]
-            if (n, common.effective_class(row[0], n, self.evergreen_threshold)) == (row[2], row[1]):
+            if (n, effective_decay_class(row[0], n, self.evergreen_threshold)) == (row[2], row[1]):
                 continue  # unchanged: the document's JSON need not be rewritten
             data = self.conn.execute("SELECT data FROM documents WHERE id=?", (doc_id,)).fetchone()[0]
-            doc = common.from_dict(Document, json.loads(data))
+            doc = from_dict(Document, json.loads(data))
             doc.similar_to_indegree = n
-            doc.effective_decay_class = common.effective_decay_class(doc, n, self.evergreen_threshold)
+            doc.effective_decay_class = effective_decay_class(doc.decay_class, n, self.evergreen_threshold)
             self.conn.execute("UPDATE documents SET similar_to_indegree=?, effective_decay_class=?, data=? WHERE id=?",
-                              (n, doc.effective_decay_class, _dumps(common.fields_dict(doc)), doc_id))
+                              (n, doc.effective_decay_class, _dumps(fields_dict(doc)), doc_id))
 
     # ------------------------------------------------------------------ delete
     def delete_document(self, document_id: str) -> bool:
@@ -642,10 +634,10 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             if row is None:
                 return False
             data = {**json.loads(row[0]), **changes}
-            doc = common.from_dict(Document, data)
+            doc = from_dict(Document, data)
             c.execute("UPDATE documents SET title=?, published_date=?, decay_class=?, ingestion_status=?, data=?"
                       " WHERE id=?", (doc.title, doc.published_date, doc.decay_class, doc.ingestion_status,
-                                      _dumps(common.fields_dict(doc)), document_id))
+                                      _dumps(fields_dict(doc)), document_id))
         return True
 
     # ------------------------------------------------------------------ vectors
@@ -759,14 +751,14 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             rows = self._q("SELECT data FROM documents WHERE origin_path=?", (origin_path,))
         else:
             rows = []
-        return [common.from_dict(Document, json.loads(r[0])) for r in rows]
+        return [from_dict(Document, json.loads(r[0])) for r in rows]
 
     def get_document(self, document_id: str) -> Document | None:
         rows = self._q("SELECT data FROM documents WHERE id=?", (document_id,))
-        return common.from_dict(Document, json.loads(rows[0][0])) if rows else None
+        return from_dict(Document, json.loads(rows[0][0])) if rows else None
 
     def list_documents(self) -> list[Document]:
-        return [common.from_dict(Document, json.loads(r[0]))
+        return [from_dict(Document, json.loads(r[0]))
                 for r in self._q("SELECT data FROM documents ORDER BY title, id")]
 
     def get_nodes(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
@@ -806,7 +798,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             rows = []
             for chunk in _chunks(list(slugs), 900):
                 rows += self._q(f"SELECT data FROM entities WHERE slug IN ({','.join('?' * len(chunk))})", chunk)
-        return [common.from_dict(Entity, json.loads(r[0])) for r in rows]
+        return [from_dict(Entity, json.loads(r[0])) for r in rows]
 
     def edges(self, *, from_ids: Iterable[str] | None = None, to_ids: Iterable[str] | None = None,
               relations: Iterable[str] | None = None) -> list[Edge]:
@@ -878,7 +870,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             clauses = where + ([f"url IN ({','.join('?' * len(chunk))})"] if chunk is not None else [])
             sql = "SELECT depth, seq, data FROM crawl" + (" WHERE " + " AND ".join(clauses) if clauses else "")
             rows += self._q(sql, params + (chunk or []))
-        return [common.from_dict(CrawlPage, json.loads(r[2])) for r in sorted(rows, key=lambda r: (r[0], r[1]))]
+        return [from_dict(CrawlPage, json.loads(r[2])) for r in sorted(rows, key=lambda r: (r[0], r[1]))]
 
     # ------------------------------------------------------------------ stats and integrity
     def stats(self) -> dict[str, Any]:
@@ -917,11 +909,20 @@ class _EntityReads:
     def routed_slugs(self, slugs: set[str]) -> set[str]:
         return self.store.routed_slugs(slugs)
 
-    def routes_for(self, slugs: set[str], keys: dict[str, str]) -> Routes:
-        return self.store.routes_for(slugs, keys)
+    def routes_leaving(self, slugs: list[str]) -> list[RouteRow]:
+        return self.store.routes_leaving(slugs)
+
+    def variant_routes(self, pairs: list[tuple[str, str]]) -> list[RouteRow]:
+        return self.store.variant_routes(pairs)
 
     def entity_records(self, slugs: set[str]) -> dict[str, Entity]:
         return self.store._entity_records(slugs)
+
+    def slugs_by_key(self, keys: set[str]) -> dict[str, list[str]]:
+        return self.store._slugs_by_key(keys)
+
+    def slugs_routed_by_key(self, keys: set[str]) -> set[str]:
+        return self.store._slugs_routed_by_key(keys)
 
 
 class _LinkView:
@@ -951,7 +952,7 @@ class _LinkView:
         out = []
         for doc_id, common_slugs in sorted(by_doc.items()):
             size = sizes.get(doc_id, 0)
-            if min_jaccard > 0 and common.jaccard(len(slugs), size, len(common_slugs)) < min_jaccard:
+            if min_jaccard > 0 and jaccard(len(slugs), size, len(common_slugs)) < min_jaccard:
                 continue  # cannot link: no need to load and parse the document
             doc = self.store.get_document(doc_id)
             if doc is not None:

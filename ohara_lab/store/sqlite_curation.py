@@ -1,11 +1,12 @@
 """Entity curation and analytics storage of `SqliteStore`.
 
-`apply_entity_change` rewrites the entity lists of the given nodes in one
-transaction and re-derives from them everything else that depends on entities:
-MENTIONS edges, the `node_entities` side rows, per-document co-occurrence and
-RELATED_TO counts, entity counts and names, and the documents' entity rollups.
-The curation logic (what a merge or an undo changes) lives in
-`ohara_lab.entities.curation`, identical for every backend.
+`write_curation` persists one curation step's `CurationWrite` in one transaction:
+the log entry, the entity records and their names, the nodes' new entity lists with
+their mention rows and MENTIONS edges, the documents' co-occurrence rows and rollups,
+then the RELATED_TO and mention counts re-derived from those rows. What a step changes
+and every value it implies are decided in Python (`ohara_lab.entities.curation`,
+`ohara_lab.entities.changeset`), identical for every backend, from the reads
+`curation_state` answers in one call.
 """
 from __future__ import annotations
 
@@ -15,9 +16,20 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..ids import entity_id
-from ..records import MENTIONS, Document, Edge, Entity, EntityChange, EntityOp, NodeEntities, utc_now
-from . import common
-from .protocol import Routes
+from ..records import (
+    LINK_RELATIONS,
+    MENTIONS,
+    Document,
+    Edge,
+    Entity,
+    EntityChange,
+    EntityOp,
+    NodeEntities,
+    fields_dict,
+    from_dict,
+    utc_now,
+)
+from .protocol import CurationReads, CurationState, CurationStep, CurationWrite, RouteRow
 
 TEXT_NODE_TABLES = ("paragraphs", "tables")
 
@@ -28,6 +40,7 @@ def _dumps(value: Any) -> str:
 
 class SqliteCurationMixin:
     conn: sqlite3.Connection
+    _lock: Any
 
     def transaction(self) -> Any:  # provided by SqliteStore
         raise NotImplementedError
@@ -104,7 +117,7 @@ class SqliteCurationMixin:
     def routed_nodes(self, op_id: int) -> list[NodeEntities]:
         """Entity lists, as extracted, of nodes written after step `op_id` whose mentions it routed."""
         rows = self._q("SELECT data FROM routed_nodes WHERE op_id=? ORDER BY node_id", (op_id,))
-        return [common.from_dict(NodeEntities, json.loads(r[0])) for r in rows]
+        return [from_dict(NodeEntities, json.loads(r[0])) for r in rows]
 
     # ------------------------------------------------------------------ routing at ingest
     def routed_slugs(self, slugs: set[str]) -> set[str]:
@@ -116,28 +129,26 @@ class SqliteCurationMixin:
                                                      f" WHERE from_slug IN ({marks})", chunk)}
         return out
 
-    def _candidate_routes(self, slugs: set[str], keys: set[str]) -> Routes:
-        """Every route a document with these slugs and norm_keys might take, chains followed."""
-        found = set(slugs)
+    def _slugs_routed_by_key(self, keys: set[str]) -> set[str]:
+        """From slugs of the routes whose from norm_key is one of `keys`."""
+        found: set[str] = set()
         for chunk in _chunks(sorted(keys), 900):
             marks = ",".join("?" * len(chunk))
             found |= {r[0] for r in self.conn.execute(f"SELECT from_slug FROM entity_routes WHERE from_key IN ({marks})",
                                                        chunk)}
-        return self.routes_for(found, {})
+        return found
 
-    def routes_for(self, slugs: set[str], keys: dict[str, str]) -> Routes:
-        """Routes that apply to a document mentioning `slugs` (`keys`: slug -> norm_key), chains followed."""
-        return common.collect_routes(slugs, keys, self._routes_leaving, self._variant_routes)
-
-    def _routes_leaving(self, slugs: list[str]) -> list[common.RouteRow]:
-        out: list[common.RouteRow] = []
+    def routes_leaving(self, slugs: list[str]) -> list[RouteRow]:
+        """The routes whose from slug is one of `slugs`."""
+        out: list[RouteRow] = []
         for chunk in _chunks(slugs, 900):
             out += [tuple(r) for r in self._q(f"SELECT op_id, node_id, from_slug, to_slug FROM entity_routes"
                                               f" WHERE from_slug IN ({','.join('?' * len(chunk))})", chunk)]
         return out
 
-    def _variant_routes(self, pairs: list[tuple[str, str]]) -> list[common.RouteRow]:
-        out: list[common.RouteRow] = []
+    def variant_routes(self, pairs: list[tuple[str, str]]) -> list[RouteRow]:
+        """For (slug, norm_key) pairs whose slug is no entity, the routes leaving other slugs with that norm_key."""
+        out: list[RouteRow] = []
         if not self.conn.execute("SELECT 1 FROM entity_routes LIMIT 1").fetchone():
             return out  # nothing curated: ingest pays one query
         for slug, key in pairs:
@@ -154,7 +165,7 @@ class SqliteCurationMixin:
         found: dict[str, Entity] = {}
         for chunk in _chunks(wanted, 900):
             marks = ",".join("?" * len(chunk))
-            found.update({r[0]: common.from_dict(Entity, json.loads(r[1])) for r in self.conn.execute(
+            found.update({r[0]: from_dict(Entity, json.loads(r[1])) for r in self.conn.execute(
                 f"SELECT slug, data FROM entities WHERE slug IN ({marks})", chunk)})
         return found
 
@@ -184,7 +195,7 @@ class SqliteCurationMixin:
     def _links_of(self, doc_id: str) -> list[Edge]:
         return [Edge(r[0], r[1], r[2], json.loads(r[3])) for r in self.conn.execute(
             f"SELECT from_id, to_id, relation, attrs FROM edges WHERE (from_id=? OR to_id=?) AND relation IN"
-            f" ({','.join('?' * len(common.LINK_RELATIONS))}) ORDER BY rowid", (doc_id, doc_id, *common.LINK_RELATIONS))]
+            f" ({','.join('?' * len(LINK_RELATIONS))}) ORDER BY rowid", (doc_id, doc_id, *LINK_RELATIONS))]
 
     def _record_links(self, ops: set[int], doc_id: str, old: list[Edge], new: list[Edge]) -> None:
         """Keep the links a document had before the first re-ingest under each step, and the latest ones it got."""
@@ -221,29 +232,48 @@ class SqliteCurationMixin:
              if e.from_id in present and e.to_id in present])
         self._refresh_indegree({i for e in edges for i in (e.from_id, e.to_id)})
 
-    # ------------------------------------------------------------------ applying a change
-    def apply_entity_change(self, change: EntityChange) -> int:
-        """Apply one curation step atomically; returns the id of the log entry written (or undone)."""
+    # ------------------------------------------------------------------ reads a step declares
+    def curation_state(self, reads: CurationReads) -> CurationState:
+        """The entity lists and co-occurrence pairs of the documents (all when None), the slugs' norm_keys, every slug."""
+        with self._lock:
+            docs = list(reads.documents) if reads.documents is not None else \
+                [r[0] for r in self.conn.execute("SELECT id FROM documents ORDER BY id")]
+            present: set[str] = set()
+            lists: dict[str, list[tuple[str, list[str]]]] = {}
+            pairs: dict[str, list[tuple[str, str]]] = {}
+            for doc_id in sorted(set(docs)):
+                if self.conn.execute("SELECT 1 FROM documents WHERE id=?", (doc_id,)).fetchone():
+                    present.add(doc_id)
+                lists[doc_id] = self._document_lists(doc_id)
+                pairs[doc_id] = [(r[0], r[1]) for r in
+                                 self.conn.execute("SELECT a, b FROM cooccur WHERE document_id=?", (doc_id,))]
+            everything = {r[0] for r in self.conn.execute(
+                "SELECT slug FROM entities UNION SELECT slug FROM node_entities")} if reads.every_slug else set()
+            return CurationState(docs, present, lists, pairs, self._norm_keys(set(reads.slugs)), everything)
+
+    # ------------------------------------------------------------------ persisting a step
+    def write_curation(self, step: CurationStep) -> int:
+        """Persist one curation step atomically, its reads answered in the same transaction; returns the id
+        of the log entry written (or undone)."""
         with self.transaction():
+            write = step.plan(self.curation_state(step.reads()))
+            change = write.change
             places = self._places(change.undo) if change.undo is not None else {}
             op_id = self._log(change)
-            keys = self._norm_keys({src for _, src, _ in change.routes})
             for ent in change.entities:
-                self._put_entity(ent, places.get(ent.slug))
-            touched = {e.slug for e in change.entities}
-            docs: set[str] = set()
-            for node in change.nodes:
-                touched |= self._set_node(node)
-                docs.add(node.document_id)
-            self._recount_documents(docs)
-            self._refresh_entities(touched)
+                self._put_entity(ent, write.names.get(ent.slug, []), places.get(ent.slug))
+            for node in write.nodes:
+                self._set_node(node, write.mentions.get(node.node_id, []))
+            self._write_documents(write)
+            self._refresh_related(write.related)
+            self._refresh_entities(write.counted)
             if change.links_remove or change.links_restore:
                 self._swap_links(change.links_remove, change.links_restore)
             if change.entity_edges:
                 self._restore_edges(change.entity_edges)
             self.conn.executemany(
                 "INSERT OR REPLACE INTO entity_routes(op_id, node_id, from_slug, from_key, to_slug) VALUES (?,?,?,?,?)",
-                [(op_id, node, src, keys.get(src) or src, dst) for node, src, dst in change.routes])
+                [(op_id, node, src, key, dst) for node, src, key, dst in write.routes])
             self._bump_graph()
         return op_id
 
@@ -274,8 +304,8 @@ class SqliteCurationMixin:
         row = self.conn.execute("SELECT before FROM entity_merges WHERE id=?", (op_id,)).fetchone()
         return dict(json.loads(row[0]).get("rowids") or {}) if row else {}
 
-    def _put_entity(self, ent: Entity, rowid: int | None = None) -> None:
-        """Write an entity record as given (counts are re-derived); its names follow its name and aliases.
+    def _put_entity(self, ent: Entity, names: list[str], rowid: int | None = None) -> None:
+        """Write an entity record as given (counts are re-derived) and the norm_keys it is found by.
 
         `rowid`: the place a new record takes, when free (an entity an undo brings back)."""
         if rowid is not None and self.conn.execute("SELECT 1 FROM entities WHERE rowid=?", (rowid,)).fetchone():
@@ -287,66 +317,44 @@ class SqliteCurationMixin:
             (rowid, ent.id, ent.slug, ent.norm_key, ent.name, ent.type, ent.mention_count, _dumps(ent.to_dict())))
         self.conn.execute("DELETE FROM entity_names WHERE slug=?", (ent.slug,))
         self.conn.executemany("INSERT OR IGNORE INTO entity_names(norm_key, slug) VALUES (?,?)",
-                              [(k, ent.slug) for k in common.name_keys(ent)])
+                              [(k, ent.slug) for k in names])
 
-    def _set_node(self, node: NodeEntities) -> set[str]:
-        """Give one node a new entity list; returns every slug whose counts may have changed."""
+    def _set_node(self, node: NodeEntities, mentions: list[tuple[str, str, str, str]]) -> None:
+        """Give one node its new entity list, mention rows and MENTIONS edges."""
         table = node.node_id.partition("/")[0]
-        if table not in TEXT_NODE_TABLES:
-            return set()
         row = self.conn.execute(f"SELECT data FROM {table} WHERE id=?", (node.node_id,)).fetchone()
-        if row is None:
-            return set()
         data = json.loads(row[0])
-        old = set(data.get("entity_slugs") or [])
         data["entity_slugs"], data["entity_types"] = list(node.slugs), list(node.types)
         self.conn.execute(f"UPDATE {table} SET data=? WHERE id=?", (_dumps(data), node.node_id))
         self.conn.execute("DELETE FROM node_entities WHERE node_id=?", (node.node_id,))
-        self.conn.executemany("INSERT INTO node_entities(node_id, document_id, slug, type) VALUES (?,?,?,?)",
-                              common.node_mention_rows([node]))
+        self.conn.executemany("INSERT INTO node_entities(node_id, document_id, slug, type) VALUES (?,?,?,?)", mentions)
         self.conn.execute(f"DELETE FROM edges WHERE from_id=? AND relation='{MENTIONS}'", (node.node_id,))
         self.conn.executemany(
             f"INSERT INTO edges(from_id, to_id, relation, document_id, attrs) VALUES (?,?,'{MENTIONS}',?,?)",
             [(node.node_id, entity_id(s), node.document_id, _dumps(node.mention)) for s in dict.fromkeys(node.slugs)])
-        return old | set(node.slugs)
 
-    def _recount_documents(self, doc_ids: Iterable[str]) -> None:
-        """Co-occurrence, RELATED_TO and the entity rollup of documents whose nodes changed."""
-        pairs: set[tuple[str, str]] = set()
-        for doc_id in sorted(set(doc_ids)):
-            lists = self._document_lists(doc_id)
-            pairs |= {(r[0], r[1]) for r in self.conn.execute("SELECT a, b FROM cooccur WHERE document_id=?", (doc_id,))}
+    def _write_documents(self, write: CurationWrite) -> None:
+        """Each document's co-occurrence rows, and the entity rollup of those the atlas holds."""
+        for doc_id, counted in sorted(write.cooccurrence.items()):
             self.conn.execute("DELETE FROM cooccur WHERE document_id=?", (doc_id,))
-            counted = common.cooccurrence_of(lists)
             self.conn.executemany("INSERT INTO cooccur(document_id, a, b, n) VALUES (?,?,?,?)",
                                   [(doc_id, a, b, n) for (a, b), n in counted.items()])
-            pairs |= set(counted)
+            if doc_id not in write.rollups:
+                continue
             row = self.conn.execute("SELECT data FROM documents WHERE id=?", (doc_id,)).fetchone()
-            if row is not None:
-                doc = common.from_dict(Document, json.loads(row[0]))
-                common.refresh_rollup(doc, lists)
-                self.conn.execute("UPDATE documents SET data=? WHERE id=?", (_dumps(doc.to_dict()), doc_id))
-        self._refresh_related(pairs)
+            doc = from_dict(Document, json.loads(row[0]))
+            doc.entity_slugs = list(write.rollups[doc_id])
+            doc.entity_count = len(doc.entity_slugs)
+            self.conn.execute("UPDATE documents SET data=? WHERE id=?", (_dumps(fields_dict(doc)), doc_id))
 
-    def _document_lists(self, doc_id: str) -> list[list[str]]:
-        """Entity lists of a document's paragraphs then tables, in reading order (as the ingest rollup reads them)."""
-        lists: list[list[str]] = []
+    def _document_lists(self, doc_id: str) -> list[tuple[str, list[str]]]:
+        """(node id, entity slugs) of a document's paragraphs then tables, in reading order."""
+        lists: list[tuple[str, list[str]]] = []
         for table in TEXT_NODE_TABLES:
-            for (data,) in self.conn.execute(f"SELECT data FROM {table} WHERE document_id=? ORDER BY doc_position",
-                                             (doc_id,)):
-                lists.append(list(json.loads(data).get("entity_slugs") or []))
+            for nid, data in self.conn.execute(f"SELECT id, data FROM {table} WHERE document_id=? ORDER BY doc_position",
+                                               (doc_id,)):
+                lists.append((nid, list(json.loads(data).get("entity_slugs") or [])))
         return lists
-
-    def rederive_entities(self, document_ids: Iterable[str] | None = None) -> int:
-        """Re-derive co-occurrence, RELATED_TO, entity counts and rollups from the nodes' entity lists; returns documents done."""
-        with self.transaction():
-            docs = sorted(document_ids) if document_ids is not None else \
-                [r[0] for r in self.conn.execute("SELECT id FROM documents ORDER BY id")]
-            self._recount_documents(docs)
-            slugs = {r[0] for r in self.conn.execute("SELECT slug FROM entities UNION SELECT slug FROM node_entities")}
-            self._refresh_entities(slugs)
-            self._bump_graph()
-        return len(docs)
 
     # ------------------------------------------------------------------ analytics
     def put_analytics(self, kind: str, rows: dict[str, Any], info: dict[str, Any]) -> None:

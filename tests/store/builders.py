@@ -54,7 +54,7 @@ def atlas_state(store, name_keys: set | None = None) -> dict:
     """
     import json
 
-    from ohara_lab.store.common import name_keys as keys_of
+    from ohara_lab.entities.derive import name_keys as keys_of
 
     def clean(d: dict) -> dict:
         return {k: v for k, v in d.items() if k not in VOLATILE}

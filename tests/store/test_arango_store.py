@@ -376,25 +376,28 @@ def test_a_missing_driver_is_named_in_the_error(monkeypatch):
 
 def test_curation_and_analytics_primitives_send_well_formed_parameterised_aql(wire, wired):
     """The curation, analytics and repair primitives: declared bind variables, no value in the query text."""
+    from ohara_lab.entities import changeset
     from ohara_lab.records import EntityChange, EntityOp, NodeEntities
 
     secret = "curation-value-that-must-stay-out-of-query-text"
     wire.reply_when("RETURN [r.op_id, r.node_id, r.from_slug, r.to_slug]", [[1, "", secret, secret + "2"]])
+    wire.reply_when("present: DOCUMENT(doc) != null", [{"doc": f"documents/{secret}", "present": True, "pairs": [],
+                                                          "lists": [[f"paragraphs/{secret}", [secret]]]}])
     wire.clear()
     node = NodeEntities(f"paragraphs/{secret}", f"documents/{secret}", [secret], ["ORG"], {"context": secret})
     op = EntityOp(op="merge", actor=secret, reason=secret, target=secret, sources=[secret + "x"],
                   before={"nodes": [node.to_dict()]})
-    wired.apply_entity_change(EntityChange(op=op, entities=[], nodes=[node], routes=[("", secret + "x", secret)]))
-    wired.apply_entity_change(EntityChange(undo=1, actor=secret, nodes=[node]))
+    changeset.apply(wired, EntityChange(op=op, entities=[], nodes=[node], routes=[("", secret + "x", secret)]))
+    changeset.apply(wired, EntityChange(undo=1, actor=secret, nodes=[node]))
     wired.entity_nodes(slugs=[secret], node_ids=[f"tables/{secret}"])
     wired.entity_ops()
     wired.entity_routes()
     wired.routed_nodes(1)
     wired.routed_links(1)
-    wired.apply_entity_change(EntityChange(undo=1, links_remove=[Edge(f"documents/{secret}", "documents/b", "SIMILAR_TO")],
-                                           links_restore=[Edge(f"documents/{secret}", "documents/b", "SIMILAR_TO",
+    changeset.apply(wired, EntityChange(undo=1, links_remove=[Edge(f"documents/{secret}", "documents/b", "SIMILAR_TO")],
+                                        links_restore=[Edge(f"documents/{secret}", "documents/b", "SIMILAR_TO",
                                                                {"weight": 0.5})]))
-    wired.rederive_entities([f"documents/{secret}"])
+    changeset.rederive(wired, [f"documents/{secret}"])
     wired.put_analytics("communities", {"0": {"members": [secret]}}, {"graph_version": 1})
     wired.get_analytics("communities", [secret])
     wired.get_analytics("communities")
