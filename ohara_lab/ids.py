@@ -112,6 +112,8 @@ def child_key(doc_key: str, position: int) -> str:
 
 
 def _ascii_fold(text: str) -> str:
+    if text.isascii():  # NFKD leaves ASCII as it is and it has no combining marks: most names, no work
+        return text
     folded = unicodedata.normalize("NFKD", text)
     folded = folded.replace("đ", "d").replace("Đ", "D").replace("ß", "ss")
     return "".join(c for c in folded if not unicodedata.combining(c))

@@ -36,6 +36,7 @@ SPACY_BATCH_SIZE = 128  # on 2 cores batch size barely matters: 64/128/256 gave 
 # 1 MB in 100,000-character pieces took 3.6 GB in batches of 128 pieces, 0.5 GB in
 # batches of 160,000 characters.
 SPACY_BATCH_CHARS = 100_000
+_MIN_WORKER_BATCH = 8  # fewer texts per worker batch cost more in pickling and round trips than they save
 MAX_SPAN_CHARS = 80
 INSTALL_HINT = "pip install 'ohara-lab[nlp]'"
 
@@ -239,7 +240,8 @@ class SpacyExtractor:
                 owners.append(i)
                 plains.append(piece)
         raw: list[list[Mention]] = [[] for _ in texts]
-        batches = [plains[lo:hi] for lo, hi in _batches([len(p) for p in plains], self.batch_size, SPACY_BATCH_CHARS)]
+        batches = [plains[lo:hi] for lo, hi in _batches([len(p) for p in plains], self._most(len(plains)),
+                                                         SPACY_BATCH_CHARS)]
         if self.processes > 1 and len(batches) > 1:
             from .ner_pool import run_batches  # noqa: PLC0415
 
@@ -249,6 +251,14 @@ class SpacyExtractor:
         for i, mentions in zip(owners, found):
             raw[i] += mentions
         return [clean_mentions(found, repair=False) for found in raw]
+
+    def _most(self, n: int) -> int:
+        """Texts per batch: `batch_size`, or with workers an even share of the `n` texts so each worker
+        gets one (ingest primes ~64 small documents at a time: one batch would leave the pool idle).
+        A text's mentions do not depend on the other texts of its batch (`test_ner_cache` relies on it)."""
+        if self.processes == 1 or n < 2 * _MIN_WORKER_BATCH:
+            return self.batch_size
+        return min(self.batch_size, max(_MIN_WORKER_BATCH, -(-n // self.processes)))
 
     @staticmethod
     def _mentions(text: str, doc: Any) -> list[Mention]:

@@ -236,3 +236,21 @@ def test_worker_processes_find_the_same_mentions() -> None:
     assert 2 in ner_pool._POOLS  # the batches did go to the pool
     assert workers.extract(texts[:3]) == here[:3]  # one batch: no pool round trip, same mentions
     ner_pool.shutdown()
+
+
+@needs_spacy
+def test_one_ingest_batch_is_shared_among_the_workers() -> None:
+    # Ingest primes ~64 short paragraphs at a time, fewer than one batch of `batch_size`: with workers
+    # each gets an even share (same mentions), else the pool would sit idle on small documents.
+    from ohara_lab.entities import ner_pool
+
+    texts = [s.replace("2008", str(1990 + i)) for i in range(4) for s in SENTENCES]
+    assert len(texts) >= 16
+    here = ex.SpacyExtractor().extract(texts)
+    ner_pool.shutdown()
+    workers = ex.SpacyExtractor(processes=2)
+    assert workers._most(len(texts)) == -(-len(texts) // 2)
+    assert workers.extract(texts) == here
+    assert 2 in ner_pool._POOLS
+    assert ex.SpacyExtractor()._most(len(texts)) == ex.SPACY_BATCH_SIZE  # no workers: one batch as before
+    ner_pool.shutdown()
