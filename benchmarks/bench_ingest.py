@@ -45,6 +45,7 @@ VARIANTS = {"batched, cache off": ({"ner_cache_entries": 0}, "batched", False),
             "batched, cache warm": ({}, "batched", True)}
 # Columns that hold a wall-clock time or a checkout path: not part of what an atlas says.
 VOLATILE = ("upload_time", "first_seen", "created_at", "origin_path", "rowid")
+PROFILE_KEY = "answerability_profile"  # the meta row whose profiles carry a settings hash (`ohara_lab.store.dump`)
 
 BUILD = r"""
 import json, sys, time
@@ -145,6 +146,9 @@ def _clean(row: dict) -> dict:
             if isinstance(parsed, dict):
                 for k in VOLATILE:
                     parsed.pop(k, None)
+            if row.get("key") == PROFILE_KEY and isinstance(parsed, list):
+                for profile in parsed:  # keyed by a hash of every setting, the atlas's own paths included
+                    profile.pop("config", None)
             row[key] = parsed
     return row
 
