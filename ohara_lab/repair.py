@@ -33,13 +33,12 @@ def analytics_problems(store: GraphStore) -> list[Problem]:
     return [Problem("ANALYTICS_STALE", "warning", f"graph analytics are stale ({why}): run `ohara analyze`")]
 
 
-def check_atlas(atlas: Atlas, *, fix: bool = False,
-                rederive: Callable[[GraphStore], int] | None = None) -> list[Problem]:
+def check_atlas(atlas: Atlas, *, rederive: Callable[[GraphStore], int], fix: bool = False) -> list[Problem]:
     """Problems of the atlas; with `fix`, one `fixed` entry per repair first, then what remains.
 
     `rederive` re-derives the entity data of every document from the nodes' entity lists
     (`ohara_lab.entities.changeset.rederive`, passed in by the facade: deciding those values is the
-    entity layer's); without it, drifted entity data is only reported."""
+    entity layer's, and `repair` sits below it)."""
     store = atlas.store
     problems = store.check() + analytics_problems(store)
     if not fix:
@@ -48,7 +47,7 @@ def check_atlas(atlas: Atlas, *, fix: bool = False,
     fixes: list[Problem] = []
     if "MISSING_PARENT" in codes or "MISSING_BELONGS_TO" in codes:
         fixes += _structure(store)
-    if rederive is not None and codes & set(REDERIVABLE):
+    if codes & set(REDERIVABLE):
         n = rederive(store)
         fixes.append(Problem("REDERIVED", "fixed", f"re-derived co-occurrence, RELATED_TO, entity counts and"
                                                    f" rollups of {n} documents from their entity lists"))
