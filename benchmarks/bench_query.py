@@ -1,6 +1,7 @@
 """Query latency and a first look at multi-hop recall on MuSiQue (issue 3).
 
     python benchmarks/bench_query.py [--shared ../shared] [--atlas DIR] [--embedder minilm] [--as-is]
+                                     [--dataset musique|<generic or BEIR folder>]
 
 Builds (or reuses) an atlas of the MuSiQue corpus (one Wikipedia title = one
 document), then runs its 100 questions through: the store's raw BM25 (the
@@ -13,7 +14,8 @@ costs when it need not wait for a shared machine's cores), the load average,
 Recall@2/@5 of the gold supporting titles over the distinct documents of each
 ranking, and the graph walk's matrix: build time and memory. `--as-is` queries a
 given atlas (e.g. a copy of an evaluation atlas) without ingesting the corpus into
-it. Prints; asserts nothing.
+it. `--dataset` takes any dataset `ohara eval` loads (a generic or BEIR folder too), so the
+same figures come from another corpus's eval atlas. Prints; asserts nothing.
 """
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ RUNS = ("bm25_only", "vector_only", "rrf", "original", "ppr_only", "full")
 def build(atlas: Atlas, dataset) -> None:
     if atlas.stats()["documents"] >= len(dataset.documents):
         return
-    atlas.ingest_texts([{"text": d.text, "title": d.title, "source_id": f"musique:{d.id}"} for d in dataset.documents])
+    atlas.ingest_texts([{"text": d.text, "title": d.title, "source_id": f"{dataset.name}:{d.id}"} for d in dataset.documents])
 
 
 def doc_ranking(result, doc_of: dict[str, str]) -> list[str]:
@@ -90,13 +92,14 @@ def main() -> None:
     ap.add_argument("--shared", default="../shared", type=Path)
     ap.add_argument("--atlas", default="/tmp/ohara-bench/musique", type=Path)
     ap.add_argument("--embedder", default="minilm")
+    ap.add_argument("--dataset", default="musique", help="a named dataset under --shared/datasets, or a folder")
     ap.add_argument("--repeat", default=1, type=int, help="passes over the questions (latency only)")
     ap.add_argument("--as-is", action="store_true", help="query the atlas as it is (ingest nothing into it)")
     ap.add_argument("--baseline-no-cache", action="store_true",
                     help="only: full and bm25_only with the store's node cache off and on, interleaved in one run "
                          "(results compared: to_dict() minus timings)")
     args = ap.parse_args()
-    dataset = load_dataset("musique", args.shared / "datasets")
+    dataset = load_dataset(args.dataset, args.shared / "datasets")
     settings = {"embedder": args.embedder, "llm": "offline", "reference_date": "2026-11-29"}
     with Atlas.open(args.atlas, **settings) as atlas:
         if not args.as_is:
@@ -139,7 +142,7 @@ def main() -> None:
             load.append(os.getloadavg()[0])
         base = statistics.median(lat["bm25_raw"])
         eng_bm25 = statistics.median(lat["bm25_only"])
-        print(f"MuSiQue: {len(dataset.documents)} documents, {len(dataset.queries)} questions, "
+        print(f"{dataset.name}: {len(dataset.documents)} documents, {len(dataset.queries)} questions, "
               f"embedder {args.embedder}, stats {json.dumps({k: v for k, v in atlas.stats().items() if k != 'edges'})}")
         print(f"load average (1 min) at the start and after each pass: {', '.join(f'{x:.2f}' for x in load)}"
               f" on {os.cpu_count()} cores")

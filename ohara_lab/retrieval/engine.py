@@ -40,6 +40,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Collection
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,6 +80,7 @@ from .tiers import Tiers, explorer, integrity, knowledge_gaps, principal, qualif
 log = logging.getLogger(__name__)
 
 QUERY_VECTOR_CACHE = 1024  # query vectors kept per engine (oldest dropped first)
+ENCODER_THREADS = 2  # queries whose embedding runs ahead at once (servers query from several threads)
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,7 @@ class Engine:
         self._query_vectors: dict[tuple[str, str], Any] = {}  # (model, text) -> vector; CoR, modes and sweeps repeat queries
         self.atlas_cache: dict[str, Any] = {}  # what phases derive from the atlas itself; dropped by `invalidate`
         self._cache_lock = threading.Lock()
+        self._encoder_pool: ThreadPoolExecutor | None = None  # embeds queries while phase 0 and BM25 run
         self._profile_lock = threading.Lock()  # one thread asks the probes; the others wait for its profile
         self.analytics = Analytics(store)  # stored graph analytics; it reloads itself after each `analyze`
 
@@ -228,6 +231,7 @@ class Engine:
         state = QueryState(reduced_query(text, self.store, settings), settings)
         state.excluded = frozenset(exclude_documents)
         state.clock = Timer(state.timings, scale=1000)  # `with clock(step):` adds milliseconds
+        self._encode_ahead(state)
         with state.clock("phase0"):
             n = settings.session_history_limit
             state.history = list(session_history or [])[-n:] if n > 0 else []
@@ -326,7 +330,9 @@ class Engine:
         key = (embedder.model, state.query.raw[:2000])
         vec = self._query_vectors.get(key)
         if vec is None:
-            vec = embedder.embed([key[1]], "query")[0]
+            pending = state.pending_vector
+            vec = (pending[1].result() if pending is not None and pending[0] == key
+                   else embedder.embed([key[1]], "query"))[0]
             with self._cache_lock:  # servers query from many threads: evict and insert as one step
                 while len(self._query_vectors) >= QUERY_VECTOR_CACHE:
                     self._query_vectors.pop(next(iter(self._query_vectors)))
@@ -334,6 +340,29 @@ class Engine:
         state.query_vector = vec
         state.query_vector_model = embedder.model
         return vector(state, self.store, s)
+
+    def _encode_ahead(self, state: QueryState) -> None:
+        """Start embedding the query on a worker thread when the vector phase will run and has no cached
+        vector: the encoder releases the GIL, so it runs while phase 0 and BM25 do, and `vector_phase` waits
+        for the same vector it would have made. Anything that fails here is left to `vector_phase`, which
+        raises it where it always did."""
+        weights = phase_weights(state.settings, state.query.mode)
+        if all(weights.get(f, 0.0) == 0.0 for f in ("vector", *PHASE["vector"].feeds)):
+            return
+        try:
+            models = self.store.vector_models()
+            embedder = self._query_embedder(state.settings, models)[0] if models else None
+        except Exception:  # noqa: BLE001 - raised again, in its place, by vector_phase
+            return
+        if embedder is None:
+            return
+        key = (embedder.model, state.query.raw[:2000])
+        if key in self._query_vectors:
+            return
+        with self._cache_lock:
+            if self._encoder_pool is None:
+                self._encoder_pool = ThreadPoolExecutor(ENCODER_THREADS, thread_name_prefix="ohara-query-encoder")
+        state.pending_vector = (key, self._encoder_pool.submit(embedder.embed, [key[1]], "query"))
 
     def _query_embedder(self, s: Settings, models: dict[str, int]) -> tuple[Any, str]:
         """The embedder whose vectors the atlas holds; asking for another model is an error."""

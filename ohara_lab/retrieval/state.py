@@ -21,6 +21,7 @@ class QueryState:
     toc_sections: list[str] = field(default_factory=list)  # phase 0b picks
     query_vector: Any = None
     query_vector_model: str | None = None
+    pending_vector: Any = None  # ((model, text), Future of its embedding) started by `Engine.start`
     dense: dict[str, float] = field(default_factory=dict)  # vector phase's candidates, best first (seeds the walk)
     excluded: frozenset[str] = frozenset()  # documents that take no part ("as of": published later)
     undated: tuple[str, ...] = ()  # documents with no publication date an "as of" query keeps (and labels)

@@ -1,0 +1,53 @@
+"""The query is embedded on a worker thread while phase 0 and BM25 run (`Engine._encode_ahead`): the vector
+phase must get exactly the vector a serial embedding gives, and nothing is started when no phase reads it."""
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from ohara_lab import Atlas
+from ohara_lab.eval.configs import CONFIGS
+
+from tests.support import OFFLINE
+
+QUESTION = "rules against locking down consumer devices"
+
+
+@pytest.fixture(scope="module")
+def dense_atlas(samples_atlas_dir, tmp_path_factory):
+    pytest.importorskip("wordllama")
+    path = tmp_path_factory.mktemp("dense") / "a"
+    shutil.copytree(samples_atlas_dir, path)
+    with Atlas.open(path, **{**OFFLINE, "embedder": "wordllama"}) as a:
+        a.embed(progress=False)
+        yield a
+
+
+def test_the_vector_phase_gets_the_vector_a_serial_embedding_gives(dense_atlas):
+    engine = dense_atlas.engine
+    engine.clear_query_cache()
+    state = engine.start(QUESTION, None, engine.settings)
+    assert state.pending_vector is not None and state.pending_vector[0][1] == QUESTION
+    engine.retrieve(state)
+    embedder = engine._query_embedder(engine.settings, dense_atlas.store.vector_models())[0]
+    assert np.array_equal(state.query_vector, embedder.embed([QUESTION], "query")[0])
+    assert "vector" not in state.skipped and state.dense
+
+
+def test_nothing_runs_ahead_when_no_phase_reads_the_vector_or_it_is_cached(dense_atlas):
+    engine = dense_atlas.engine
+    engine.clear_query_cache()
+    bm25_only = engine.settings.override(**CONFIGS["bm25_only"].overrides)
+    assert engine.start(QUESTION, None, bm25_only).pending_vector is None
+    engine.query(QUESTION)  # caches the vector
+    assert engine.start(QUESTION, None, engine.settings).pending_vector is None
+
+
+def test_results_are_the_same_with_and_without_a_cached_vector(dense_atlas):
+    engine = dense_atlas.engine
+    engine.clear_query_cache()
+    ahead = engine.query(QUESTION)
+    cached = engine.query(QUESTION)
+    assert [(f.id, f.score) for f in ahead.fused] == [(f.id, f.score) for f in cached.fused]
