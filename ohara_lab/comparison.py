@@ -1,0 +1,612 @@
+"""Comparison questions: the two options a question names, one sentence of evidence for each, and a decision.
+
+    form = comparison_form("Who was born first, Iain Banks or Irwin Shaw?")
+    form.kind, form.options, form.order  -> ("choice", ("Iain Banks", "Irwin Shaw"), "earliest")
+    decision = decide(form, sentences)      # Decision("Irwin Shaw", (evidence of each option), reason) or None
+
+The idea, cited: a comparison question compares two entities of one category on one property, and its answer
+follows from one supporting fact per entity. HotpotQA (Yang et al., 2018, "HotpotQA: A Dataset for Diverse,
+Explainable Multi-hop Question Answering", §2) collects comparison questions over two paragraphs of entities of
+the same category: "which one is earlier/larger", or a yes/no on a shared property ("Are A and B both ...?",
+"Were A and B of the same nationality?"), the supporting facts being one sentence per entity. 2WikiMultiHopQA
+(Ho et al., 2020, "Constructing A Multi-hop QA Dataset for Comprehensive Evaluation of Reasoning Steps", §3)
+builds them from templates over one property of two entities ("Which film came out first, A or B?", "Who was
+born first, A or B?", "Are A and B from the same country?"). So this reader
+
+1. recognises the form (`comparison_form`): the options are the question's "A or B" / "A and B" spans
+   (", A or B?", "Between A and B, ...", "A or B, which ...", "Are A and B ...?"), or else the two passage
+   titles the question names; a choice has an ordering cue (first/earlier/older -> the earliest date;
+   later/younger/more recent -> the latest; taller/larger/more/longer/higher -> the larger measure;
+   fewer/smaller/shorter/lower -> the smaller); a yes/no asks "the same <attribute>" or "both <property>";
+2. takes each option's evidence (`option_evidence`): the sentences about it (in a passage titled with it, or
+   naming it, acronyms by their initials: "GPL" names "General Public License") that do not name the other
+   option, the one holding the asked value first, then the one naming the option as written, then the one
+   covering most of the question's words, then the lead sentence (a Wikipedia paragraph's first sentence
+   defines its subject);
+3. decides only from that evidence (`decide`): a choice when both values were found and are comparable (dates
+   through `dates.date_bounds`, not overlapping; measures in one unit family); "same <attribute>" by the two
+   value sets (country or nationality, year, type words of the defining "is a ..." phrase): shared -> yes,
+   both present and disjoint -> no; "both P" -> yes when a sentence of each option holds every word of P, no
+   when one option's sentences support P and the other's defining phrase names a different type. Anything
+   else gives no decision: a prior or a default guess is never an answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from .answer_type import typed_spans
+from .dates import date_bounds
+from .text import QUERY_STOPWORDS, QUESTION_WORDS, stem
+
+__all__ = [
+    "Decision",
+    "Evidence",
+    "Form",
+    "Sentence",
+    "about",
+    "comparison_form",
+    "decide",
+    "mentions",
+    "option_evidence",
+]
+
+
+@dataclass(frozen=True)
+class Form:
+    """What a comparison question asks: its kind, its two options and how they are compared."""
+
+    kind: str  # "choice" (answer: one option) | "same" (yes/no on one attribute) | "both" (yes/no on a property)
+    options: tuple[str, str]
+    order: str = ""  # choice: "earliest" | "latest" | "larger" | "smaller"
+    attribute: str = ""  # same: "country" | "year" | "type"
+    terms: tuple[str, ...] = ()  # both: the property's words (stemmed); choice: the question's other words
+    end: bool = False  # the date asked is the end of a life or a span ("died first")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence of the passages: its passage (1-based), its position there, its text, its passage's title."""
+
+    passage: int
+    position: int
+    text: str
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """An option's supporting sentence and the value it states ("" when the form compares no value)."""
+
+    option: str
+    sentence: Sentence
+    value: str = ""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The short answer ("Yes", "No" or an option), the evidence of both options, and why."""
+
+    short: str
+    evidence: tuple[Evidence, Evidence]
+    reason: str
+
+
+def _root(word: str) -> str:
+    """`text.stem` without a final "e": "magazines" (-> "magazin") and "magazine" meet."""
+    root = stem(word.lower())
+    return root[:-1] if root.endswith("e") and len(root) > 4 else root
+
+
+# -- 1. the form -------------------------------------------------------------------------------------------
+
+_EARLIEST = r"first|earlier|earliest|older|oldest|sooner|before"
+_LATEST = r"later|latest|last|younger|youngest|more\s+recent(?:ly)?|most\s+recent(?:ly)?|newer|newest"
+_LARGER = (
+    r"taller|tallest|larger|largest|bigger|biggest|more|most|longer|longest|higher|highest|greater"
+    r"|greatest|heavier|wider|deeper|farther|further"
+)
+_SMALLER = r"fewer|fewest|smaller|smallest|shorter|shortest|less|least|lower|lowest|lighter|narrower"
+_ORDERS = (("earliest", _EARLIEST), ("latest", _LATEST), ("larger", _LARGER), ("smaller", _SMALLER))
+_END = re.compile(r"\b(?:died|die|dies|death|passed\s+away|ended|closed|dissolved|disbanded|demolished)\b", re.I)
+MAX_OPTION_WORDS = 10  # a longer "option" is a clause ("considering the report on ..."), not a name
+_AUX = r"(?:are|is|were|was|do|does|did|have|has|had|can|could|will|would)"
+_ATTRIBUTES = (
+    ("country", r"nationality|nationalities|country|countries|citizenship|nation"),
+    ("year", r"year|decade"),
+    ("type", r"type|kind|genre|profession|occupation|job|field|sport|category|form|line\s+of\s+work|career"),
+)
+_CONNECTORS = frozenset("of the de la le du von van der den da di del des for on in at & 's a an y".split())
+_STOP = QUERY_STOPWORDS | QUESTION_WORDS | frozenset("both same either neither one between these two".split())
+
+
+def comparison_form(question: str, titles: Sequence[str] = ()) -> Form | None:
+    """The comparison `question` asks, or None when it is no comparison of two named options.
+
+    `titles` (the passages' titles): when the question names exactly two of them, they are its options where
+    its wording names none, or names parts of them."""
+    text = " ".join(question.split()).strip()
+    body = text.rstrip("?").strip()
+    lower = body.lower()
+    yes_no = re.match(rf"{_AUX}\b", lower) is not None and not re.search(r"\bor\b", lower)
+    if yes_no:  # "Are A and B ...", "Were both A and B ...": the two names right after the verb
+        lead = re.match(rf"{_AUX}\s+(?:both\s+)?(?:the\s+)?", lower)
+        options = _name_runs(body, "and", start=len(lead.group(0).split()) if lead else 1)
+    elif re.match(rf"(?:which|who|whose|what|between|of|{_AUX})\b", lower):
+        options = _or_options(body)  # a choice names its options "A or B" ("Between A and B, ...")
+    else:
+        return None  # "Considering the reports of A and B, ...": no comparison of two options
+    named = _title_options(body, titles)
+    if named and (options is None or all(any(_words_in(o, t) for t in named) for o in options)):
+        options = named  # the titles are the fuller names ("Prejudice" of a split at "and" is "Pride and Prejudice")
+    if options is None or any(len(o.split()) > MAX_OPTION_WORDS for o in options):
+        return None  # a clause, not a name
+    rest = _without(body, options)
+    cues = re.compile(rf"\b(?:{'|'.join(words for _, words in _ORDERS)})\b")
+    terms = tuple(
+        dict.fromkeys(_root(t) for t in re.findall(r"[a-z0-9]+", cues.sub(" ", rest.lower())) if t not in _STOP)
+    )
+    if yes_no:
+        same = re.search(r"\bsame\s+(?:\w+\s+)?(\w+(?:\s+of\s+work)?)", rest.lower())
+        if same:
+            for attribute, words in _ATTRIBUTES:
+                if re.fullmatch(words, same.group(1)) or re.search(rf"\bsame\s+(?:{words})\b", rest.lower()):
+                    return Form("same", options, attribute=attribute, terms=terms)
+            return None  # "the same neighbourhood": an attribute this reader has no values for
+        if re.search(r"\bboth\b", lower) and terms:
+            return Form("both", options, terms=terms)
+        return None
+    for order, words in _ORDERS:
+        if re.search(rf"\b(?:{words})\b", rest.lower()):
+            return Form("choice", options, order=order, terms=terms, end=bool(_END.search(rest)))
+    return None
+
+
+def _or_options(body: str) -> tuple[str, str] | None:
+    """ "..., A or B", "Between A and B, ...", "A or B, which ...", "... first A or B" (name runs)."""
+    m = re.match(r"(?i)(?:between|of)\s+(.+?)\s+(?:and|or)\s+(.+?),\s*(?:which|who|whose|what)\b", body)
+    m = m or re.match(r"(?i)(.+?)\s+or\s+(.+?),\s*(?:which|who|whose|what)\b", body)
+    if m is None and "," in body:
+        tail = body.rsplit(",", 1)[1] if re.search(r"\bor\b", body.rsplit(",", 1)[1]) else ""
+        m = re.fullmatch(r"(?i)\s*(.+?)\s+or\s+(.+?)\s*", tail) if tail else None
+    if m:
+        return _clean(m.group(1)), _clean(m.group(2))
+    return _name_runs(body, "or")
+
+
+def _name_runs(body: str, joint: str, start: int | None = None) -> tuple[str, str] | None:
+    """The capitalised name runs either side of " or " / " and " ("Were Scott Derrickson and Ed Wood of ..."),
+    the first beginning at word `start` when given."""
+    words = body.split()
+    for i, w in enumerate(words):
+        if w.lower() != joint or i == 0:
+            continue
+        left = i
+        while left > max(1, start or 1) and (_name_word(words[left - 1]) or words[left - 1].lower() in _CONNECTORS):
+            left -= 1
+        right = i + 1
+        while right < len(words) and (_name_word(words[right]) or words[right].lower() in _CONNECTORS):
+            right += 1
+        if start is not None and left != start:
+            return None
+        a, b = _trim(words[left:i]), _trim(words[i + 1 : right])
+        while b and len(b) > 1 and b[-1].lower() in _DEMONYMS:  # "... and Ernest Hemingway American?"
+            b = b[:-1]
+        if a and b:
+            return _clean(" ".join(a)), _clean(" ".join(b))
+    return None
+
+
+def _name_word(word: str) -> bool:
+    return bool(re.match(r"[\"'“(]?[A-Z0-9]", word))
+
+
+def _trim(run: list[str]) -> list[str]:
+    while run and run[0].lower() in _CONNECTORS:
+        run = run[1:]
+    while run and (run[-1].lower() in _CONNECTORS or not _name_word(run[-1])):
+        run = run[:-1]
+    return run
+
+
+def _title_options(body: str, titles: Sequence[str]) -> tuple[str, str] | None:
+    found: list[str] = []
+    for title in sorted({_bare_title(t) for t in titles if t}, key=len, reverse=True):
+        if len(title) > 2 and _words_in(title, body) and not any(_words_in(title, f) for f in found):
+            found.append(title)
+    if len(found) != 2:
+        return None
+    found.sort(key=lambda t: body.lower().find(t.lower()))
+    return found[0], found[1]
+
+
+def _clean(option: str) -> str:
+    option = option.strip(" ,.;:\"'“”")
+    # "the Laleli Mosque" loses its article; "The Love Route" keeps it (a capital: part of the name)
+    return re.sub(r"^(?:the|a|an)\s+(?=[A-Z0-9])", "", option).strip() or option
+
+
+def _without(body: str, options: tuple[str, str]) -> str:
+    for option in options:
+        body = re.sub(re.escape(option), " ", body, flags=re.I)
+    return body
+
+
+# -- 2. each option's evidence -----------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+")
+_ARTICLES = frozenset({"the", "a", "an"})
+
+
+def _tokens(text: str) -> list[str]:
+    return [t.lower() for t in _TOKEN.findall(text)]
+
+
+def _words_in(name: str, text: str) -> bool:
+    """Every word of `name` (articles aside) is a word of `text`."""
+    words = [t for t in _tokens(name) if t not in _ARTICLES]
+    have = set(_tokens(text))
+    return bool(words) and all(w in have for w in words)
+
+
+def _bare_title(title: str) -> str:
+    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip()
+
+
+def mentions(text: str, option: str) -> bool:
+    """`text` names `option`: each word of it is a word of the text, an all-capitals word also as the initials
+    of a run of capitalised words ("GPL" in "GNU General Public License")."""
+    have = set(_tokens(text))
+    words = [w for w in _TOKEN.findall(option) if w.lower() not in _ARTICLES]
+    if not words:
+        return False
+    initials = {"".join(w[0] for w in run.split()) for run in _capital_runs(text)}
+    return all(w.lower() in have or (w.isupper() and len(w) > 1 and any(w in i for i in initials)) for w in words)
+
+
+def _capital_runs(text: str) -> list[str]:
+    return [m.group(0) for m in re.finditer(r"\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+", text)]
+
+
+def about(sentence: Sentence, option: str) -> bool:
+    """`sentence` is about `option`: its passage is titled with the option (a paragraph is about its title's
+    subject, even where a sentence says only "He"), or it names the option (`mentions`)."""
+    title = _bare_title(sentence.title)
+    titled = bool(title) and (
+        _tokens(title) == _tokens(option)
+        or (
+            min(len(_tokens(title)), len(_tokens(option))) >= 2
+            and (_words_in(title, option) or _words_in(option, title))
+        )
+    )
+    return titled or mentions(sentence.text, option)
+
+
+def option_evidence(form: Form, sentences: Sequence[Sentence]) -> tuple[list[Evidence], list[Evidence]]:
+    """Per option, its evidence sentences, best first (see the module docstring, point 2)."""
+    a, b = form.options
+    return _evidence(form, a, b, sentences), _evidence(form, b, a, sentences)
+
+
+def _evidence(form: Form, option: str, other: str, sentences: Sequence[Sentence]) -> list[Evidence]:
+    its = [s for s in sentences if about(s, option)]
+    own = [s for s in its if not mentions(s.text, other)] or its
+    ranked = []
+    for s in own:
+        value = _value(form, s.text, option)
+        cover = len(set(form.terms) & {_root(t) for t in _tokens(s.text)})
+        exact = re.search(rf"(?<!\w){re.escape(option)}(?!\w)", s.text, re.I) is not None  # the name, not its words
+        ranked.append(((-bool(value), -exact, -cover, s.position, s.passage), Evidence(option, s, value)))
+    ranked.sort(key=lambda r: r[0])
+    return [e for _, e in ranked]
+
+
+# -- 3. the decision ---------------------------------------------------------------------------------------
+
+
+def decide(form: Form, sentences: Sequence[Sentence]) -> Decision | None:
+    """The answer the two options' evidence gives, or None when it gives none (no value, not comparable, a tie)."""
+    ev_a, ev_b = option_evidence(form, sentences)
+    if not ev_a or not ev_b:
+        return None
+    a, b = ev_a[0], ev_b[0]
+    if form.kind == "choice":
+        return _choose(form, a, b)
+    if form.kind == "same":
+        return _same(form, a, b)
+    return _both(form, ev_a, ev_b)
+
+
+def _choose(form: Form, a: Evidence, b: Evidence) -> Decision | None:
+    if not a.value or not b.value:
+        return None
+    if form.order in ("earliest", "latest"):
+        da, db = date_bounds(a.value), date_bounds(b.value)
+        if da is None or db is None:
+            return None
+        first = _earlier(da, db)
+        if first is None:
+            return None  # the two dates overlap ("1991" and "June 1991"): no order
+        win = (a if first == 0 else b) if form.order == "earliest" else (b if first == 0 else a)
+        return Decision(win.option, (a, b), f"{form.order} date: {a.value} vs {b.value}")
+    ma, mb = _measure(a.value), _measure(b.value)
+    if ma is None or mb is None or ma[1] != mb[1] or ma[0] == mb[0]:
+        return None
+    larger = a if ma[0] > mb[0] else b
+    win = larger if form.order == "larger" else (b if larger is a else a)
+    return Decision(win.option, (a, b), f"{form.order} {ma[1]}: {a.value} vs {b.value}")
+
+
+def _earlier(da: tuple[date, date], db: tuple[date, date]) -> int | None:
+    if da[1] < db[0]:
+        return 0
+    if db[1] < da[0]:
+        return 1
+    return None
+
+
+def _same(form: Form, a: Evidence, b: Evidence) -> Decision | None:
+    va, vb = _attribute(form.attribute, a), _attribute(form.attribute, b)
+    if not va or not vb:
+        return None
+    shared = va & vb
+    short = "Yes" if shared else "No"
+    return Decision(short, (a, b), f"same {form.attribute}: {sorted(va)} vs {sorted(vb)}")
+
+
+def _both(form: Form, ev_a: list[Evidence], ev_b: list[Evidence]) -> Decision | None:
+    need = set(form.terms)
+    countries = {c for alias, c in _DEMONYMS.items() if len(alias) > 3 and " " not in alias and _root(alias) in need}
+    if countries:  # "both American": the nationality of each, from its defining phrase
+        ca, cb = (_countries(ev[0].sentence.text, ev[0].option) for ev in (ev_a, ev_b))
+        if ca and cb:
+            yes = countries <= ca and countries <= cb
+            return Decision("Yes" if yes else "No", (ev_a[0], ev_b[0]), f"countries {sorted(ca)} vs {sorted(cb)}")
+        return None
+    sa = [e for e in ev_a if need <= {_root(t) for t in _tokens(e.sentence.text)}]
+    sb = [e for e in ev_b if need <= {_root(t) for t in _tokens(e.sentence.text)}]
+    if sa and sb:
+        return Decision("Yes", (sa[0], sb[0]), f"both sentences hold {sorted(need)}")
+    head = form.terms[-1] if form.terms else ""
+    for holds, lacks in ((sa, ev_b), (sb, ev_a)):
+        # "No" only where the property is a type ("both magazines") one option is and the other's
+        # defining phrase names a different one: a missing word alone proves nothing.
+        if holds and head in _types(holds[0].sentence.text, holds[0].option):
+            types = _types(lacks[0].sentence.text, lacks[0].option)
+            # ... and the other's sentences hold no word of that type at all ("screenwriter" is a "writer")
+            if types and not any(head in t.lower() for e in lacks for t in _TOKEN.findall(e.sentence.text)):
+                pair = (holds[0], lacks[0]) if holds is sa else (lacks[0], holds[0])
+                return Decision("No", pair, f"{lacks[0].option} is a {'/'.join(sorted(types))}, not {head}")
+    return None
+
+
+# -- values ------------------------------------------------------------------------------------------------
+
+
+def _value(form: Form, text: str, option: str) -> str:
+    """The value of the compared property `text` states for `option` ("" when none)."""
+    if form.kind == "choice" and form.order in ("earliest", "latest"):
+        return _date_value(form, text, option)
+    if form.kind == "choice":
+        return _measure_value(form, text, option)
+    if form.kind == "same":
+        return ", ".join(sorted(_attribute_values(form.attribute, text, option)))
+    return ""
+
+
+def _date_value(form: Form, text: str, option: str) -> str:
+    spans = [s for s in typed_spans(text, (), ("DATE",)) if date_bounds(s.text) and not mentions(s.text, option)]
+    if not spans:
+        return ""
+    life = re.search(r"\(([^()]*?)\s*[–—-]\s*([^()]*?)\)", text)  # "(16 February 1954 – 9 June 2013)"
+    if life and form.end:
+        ends = [s for s in spans if s.start >= life.start(2) and s.end <= life.end(2)]
+        if ends:
+            return ends[0].text
+    anchors = [m.start() for m in _TOKEN.finditer(text) if _root(m.group(0).lower()) in form.terms]
+    if anchors:
+        return min(spans, key=lambda s: (min(abs(s.start - a) for a in anchors), s.start)).text
+    return spans[0].text
+
+
+# unit -> (family, factor to the family's base unit)
+_UNIT_FACTORS: dict[str, tuple[str, float]] = {
+    "m": ("length", 1.0),
+    "meter": ("length", 1.0),
+    "metre": ("length", 1.0),
+    "km": ("length", 1000.0),
+    "kilometer": ("length", 1000.0),
+    "kilometre": ("length", 1000.0),
+    "cm": ("length", 0.01),
+    "mm": ("length", 0.001),
+    "ft": ("length", 0.3048),
+    "foot": ("length", 0.3048),
+    "feet": ("length", 0.3048),
+    "in": ("length", 0.0254),
+    "inch": ("length", 0.0254),
+    "inches": ("length", 0.0254),
+    "mi": ("length", 1609.344),
+    "mile": ("length", 1609.344),
+    "yard": ("length", 0.9144),
+    "acre": ("area", 4046.86),
+    "hectare": ("area", 10_000.0),
+    "ha": ("area", 10_000.0),
+    "kg": ("mass", 1.0),
+    "kilogram": ("mass", 1.0),
+    "g": ("mass", 0.001),
+    "gram": ("mass", 0.001),
+    "lb": ("mass", 0.4536),
+    "pound": ("mass", 0.4536),
+    "ton": ("mass", 1000.0),
+    "tonne": ("mass", 1000.0),
+    "%": ("percent", 1.0),
+    "percent": ("percent", 1.0),
+    "$": ("usd", 1.0),
+    "dollar": ("usd", 1.0),
+}
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_QUANTITY = re.compile(
+    r"(?P<cur>\$)?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?P<scale>thousand|million|billion|trillion)?"
+    r"(?:[\s-]?(?P<unit>square\s+\w+|[A-Za-z%]+))?",
+    re.I,
+)
+
+
+def _measure(value: str) -> tuple[float, str] | None:
+    """(number in the family's base unit, family) of "712 ft", "217 m", "$5 million", "35 members"."""
+    m = _QUANTITY.search(value)
+    if m is None:
+        return None
+    number = float(m.group("num").replace(",", "")) * _SCALES.get((m.group("scale") or "").lower(), 1.0)
+    unit = (m.group("unit") or "").lower()
+    if m.group("cur"):
+        return number, "usd"
+    if unit.startswith("square "):
+        base = _UNIT_FACTORS.get(_singular(unit.split()[1]))
+        return (number * base[1] ** 2, "area") if base and base[0] == "length" else None
+    known = _UNIT_FACTORS.get(unit) or _UNIT_FACTORS.get(_singular(unit))
+    if known:
+        return number * known[1], known[0]
+    return (number, f"count:{_root(unit)}") if unit else None
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and len(word) > 2 else word
+
+
+def _measure_value(form: Form, text: str, option: str) -> str:
+    """A measure with a unit, or a count of a noun the question names ("35 members" for "more members")."""
+    found = []
+    for m in _QUANTITY.finditer(text):
+        if not m.group("num") or re.fullmatch(r"1[0-9]\d\d|20\d\d", m.group("num")) and not m.group("unit"):
+            continue
+        measured = _measure(m.group(0))
+        if measured is None:
+            continue
+        family = measured[1]
+        if family.startswith("count:") and family[6:] not in form.terms:
+            continue  # "52 stories" answers no question about members
+        found.append((m.start(), m.group(0).strip()))
+    if not found:
+        return ""
+    anchors = [m.start() for m in _TOKEN.finditer(text) if _root(m.group(0).lower()) in form.terms]
+    if anchors:
+        return min(found, key=lambda f: (min(abs(f[0] - a) for a in anchors), f[0]))[1]
+    return found[0][1]
+
+
+# country -> its demonyms and other names (a value of "the same country/nationality")
+_COUNTRIES: dict[str, tuple[str, ...]] = {
+    "united states": ("american", "u.s.", "us", "usa", "united states of america", "america"),
+    "united kingdom": ("british", "uk", "u.k.", "britain", "great britain"),
+    "england": ("english",),
+    "scotland": ("scottish", "scots"),
+    "wales": ("welsh",),
+    "ireland": ("irish",),
+    "canada": ("canadian",),
+    "australia": ("australian",),
+    "new zealand": ("new zealander",),
+    "france": ("french",),
+    "germany": ("german", "west german", "east german"),
+    "italy": ("italian",),
+    "spain": ("spanish",),
+    "portugal": ("portuguese",),
+    "netherlands": ("dutch",),
+    "belgium": ("belgian",),
+    "switzerland": ("swiss",),
+    "austria": ("austrian",),
+    "sweden": ("swedish",),
+    "norway": ("norwegian",),
+    "denmark": ("danish",),
+    "finland": ("finnish",),
+    "iceland": ("icelandic",),
+    "poland": ("polish",),
+    "russia": ("russian",),
+    "soviet union": ("soviet",),
+    "ukraine": ("ukrainian",),
+    "greece": ("greek",),
+    "turkey": ("turkish",),
+    "czech republic": ("czech",),
+    "hungary": ("hungarian",),
+    "romania": ("romanian",),
+    "china": ("chinese",),
+    "japan": ("japanese",),
+    "south korea": ("south korean", "korean"),
+    "india": ("indian",),
+    "pakistan": ("pakistani",),
+    "iran": ("iranian", "persian"),
+    "israel": ("israeli",),
+    "egypt": ("egyptian",),
+    "mexico": ("mexican",),
+    "brazil": ("brazilian",),
+    "argentina": ("argentine", "argentinian"),
+    "chile": ("chilean",),
+    "colombia": ("colombian",),
+    "cuba": ("cuban",),
+    "philippines": ("filipino", "philippine"),
+    "south africa": ("south african",),
+    "nigeria": ("nigerian",),
+}
+_DEMONYMS = {alias: country for country, aliases in _COUNTRIES.items() for alias in (country, *aliases)}
+_UK_PARTS = frozenset({"england", "scotland", "wales"})  # British and English name one nationality at two levels
+_DEFINING = re.compile(
+    r"\b(?:is|was|are|were)\s+(?:an?|the|one\s+of\s+the)\s+(?P<phrase>[^.;()]*?)"
+    r"(?=\s+(?:who|which|that|whose|from|in|based|founded|directed|written|born|by|of|for|with|located|known"
+    r"|created|produced|released|published|starring|and\s+(?:is|was|has|had))\b|[.;()]|$)"
+)
+
+
+def _attribute(attribute: str, ev: Evidence) -> set[str]:
+    return set(ev.value.split(", ")) if ev.value else set()
+
+
+def _attribute_values(attribute: str, text: str, option: str) -> set[str]:
+    if attribute == "country":
+        return _countries(text, option)
+    if attribute == "year":
+        spans = [s for s in typed_spans(text, (), ("DATE",)) if date_bounds(s.text) and not mentions(s.text, option)]
+        bounds = date_bounds(spans[0].text) if spans else None
+        return {str(bounds[0].year)} if bounds else set()
+    return _types(text, option)
+
+
+def _countries(text: str, option: str) -> set[str]:
+    """The countries `text` names for its subject: the demonyms of its defining phrase ("is an American
+    director"), else the country names it holds ("a town in Bavaria, Germany"); England, Scotland, Wales are
+    also the United Kingdom."""
+    defining = _DEFINING.search(text)
+    lower = f" {defining.group('phrase').lower()} " if defining else ""
+    found = (
+        {country for alias, country in _DEMONYMS.items() if re.search(rf"(?<![\w.]){re.escape(alias)}(?![\w])", lower)}
+        if lower
+        else set()
+    )
+    if not found:
+        hay = text.lower()
+        for m in re.finditer(re.escape(option.lower()), hay):
+            hay = hay[: m.start()] + " " * len(m.group(0)) + hay[m.end() :]
+        found = {
+            country
+            for alias, country in _DEMONYMS.items()
+            if len(alias) > 3 and alias == country and re.search(rf"(?<![\w.]){re.escape(alias)}(?![\w])", hay)
+        }
+    if found & _UK_PARTS:
+        found.add("united kingdom")
+    return found
+
+
+def _types(text: str, option: str) -> set[str]:
+    """The type words of `text`'s defining phrase: the head noun of each listed item ("an American film director,
+    screenwriter and producer" -> director, screenwriter, producer), stemmed."""
+    m = _DEFINING.search(text)
+    if m is None:
+        return set()
+    heads = set()
+    for item in re.split(r",\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+", m.group("phrase")):
+        words = [w for w in re.findall(r"[A-Za-z][\w-]*", item) if not w[0].isupper() and w.lower() not in _STOP]
+        if words:
+            heads.add(_root(words[-1].lower()))
+    return heads

@@ -1,0 +1,209 @@
+"""Comparison questions: the form and options read from the question, one sentence of evidence per option,
+and a decision only where both options' evidence gives one (never a default "yes")."""
+
+from __future__ import annotations
+
+import pytest
+
+from ohara_lab.comparison import Sentence, comparison_form, decide, mentions
+from ohara_lab.extractive import extractive_reply
+
+DERRICKSON = (
+    "(Scott Derrickson)\nScott Derrickson (born July 16, 1966) is an American director, screenwriter and producer. "
+    "He lives in Los Angeles, California."
+)
+WOOD = (
+    "(Ed Wood)\nEdward Davis Wood Jr. (October 10, 1924 – December 10, 1978) was an American filmmaker, actor, "
+    "writer, producer, and director."
+)
+BANKS = "(Iain Banks)\nIain Banks (16 February 1954 – 9 June 2013) was a Scottish writer. He wrote The Wasp Factory."
+SHAW = "(Irwin Shaw)\nIrwin Shaw (February 27, 1913 – May 16, 1984) was an American playwright, screenwriter, and novelist."
+PASSAGES = [DERRICKSON, WOOD, BANKS, SHAW]
+
+
+def _rows(passages):
+    rows = []
+    for n, p in enumerate(passages, 1):
+        title, _, body = p.partition("\n")
+        rows += [Sentence(n, i, s.strip() + ".", title.strip("()")) for i, s in enumerate(body.split(". ")) if s]
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "options", "detail"),
+    [
+        ("Who was born first, Iain Banks or Irwin Shaw?", "choice", ("Iain Banks", "Irwin Shaw"), "earliest"),
+        (
+            "Which film came out first, The Love Route or Fraternally Yours?",
+            "choice",
+            ("The Love Route", "Fraternally Yours"),
+            "earliest",
+        ),
+        ("Between Iain Banks and Irwin Shaw, which was born later?", "choice", ("Iain Banks", "Irwin Shaw"), "latest"),
+        ("Is Iain Banks or Irwin Shaw older?", "choice", ("Iain Banks", "Irwin Shaw"), "earliest"),
+        (
+            "Which magazine was started first Arthur's Magazine or First for Women?",
+            "choice",
+            ("Arthur's Magazine", "First for Women"),
+            "earliest",
+        ),
+        (
+            "Which is taller, Random House Tower or 888 7th Avenue?",
+            "choice",
+            ("Random House Tower", "888 7th Avenue"),
+            "larger",
+        ),
+        ("Which has fewer members, Foo Fighters or Nirvana?", "choice", ("Foo Fighters", "Nirvana"), "smaller"),
+        (
+            "Were Scott Derrickson and Ed Wood of the same nationality?",
+            "same",
+            ("Scott Derrickson", "Ed Wood"),
+            "country",
+        ),
+        (
+            "Are Random House Tower and 888 7th Avenue both used for real estate?",
+            "both",
+            ("Random House Tower", "888 7th Avenue"),
+            ("used", "real", "estat"),
+        ),  # stems
+        (
+            "Are both Stephen King and Ernest Hemingway American?",
+            "both",
+            ("Stephen King", "Ernest Hemingway"),
+            ("american",),
+        ),
+    ],
+)
+def test_the_form_and_its_two_options_are_read_from_the_question(question, kind, options, detail):
+    form = comparison_form(question)
+    assert form is not None and form.kind == kind and form.options == options
+    assert detail in (form.order, form.attribute, form.terms)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who was the first president of the American Psychological Association?",  # "first", but no two options
+        "Where did Scott Derrickson and Ed Wood meet?",  # two names, no comparison
+        "Are the Laleli Mosque and Esma Sultan Mansion located in the same neighborhood?",  # no values for it here
+    ],
+)
+def test_questions_comparing_nothing_this_reader_can_decide_have_no_form(question):
+    assert comparison_form(question) is None
+
+
+def test_the_options_fall_back_to_the_passage_titles_the_question_names():
+    form = comparison_form(
+        "Which came out first: Pride and Prejudice, or Sense and Sensibility?",
+        ["Pride and Prejudice", "Sense and Sensibility", "Jane Austen"],
+    )
+    assert form is not None and form.options == ("Pride and Prejudice", "Sense and Sensibility")
+
+
+def test_an_acronym_names_the_words_of_its_initials():
+    assert mentions("The GNU General Public License version 3 was published in 2007.", "GPL version 3")
+    assert not mentions("The GNU General Public License version 3 was published in 2007.", "GPL version 2")
+
+
+@pytest.mark.parametrize(
+    ("question", "short", "values"),
+    [
+        ("Who was born first, Iain Banks or Irwin Shaw?", "Irwin Shaw", ("16 February 1954", "February 27, 1913")),
+        ("Between Iain Banks and Irwin Shaw, which was born later?", "Iain Banks", ()),
+        ("Who died first, Iain Banks or Irwin Shaw?", "Irwin Shaw", ("9 June 2013", "May 16, 1984")),
+        ("Were Scott Derrickson and Ed Wood of the same nationality?", "Yes", ()),
+        ("Were Iain Banks and Irwin Shaw of the same nationality?", "No", ()),
+        ("Are both Scott Derrickson and Irwin Shaw American?", "Yes", ()),
+        ("Are both Iain Banks and Irwin Shaw American?", "No", ()),
+    ],
+)
+def test_the_decision_follows_from_both_options_values(question, short, values):
+    form = comparison_form(question)
+    decision = decide(form, _rows(PASSAGES))
+    assert decision is not None and decision.short == short, decision
+    assert {e.option for e in decision.evidence} == set(form.options)
+    if values:
+        assert tuple(e.value for e in decision.evidence) == values
+
+
+def test_measures_are_compared_in_one_unit_family():
+    rows = _rows(
+        [
+            "(Random House Tower)\nRandom House Tower is a 52-story, 684 ft (208 m) mixed-use tower in Manhattan.",
+            "(888 7th Avenue)\n888 7th Avenue is a 628 ft (191 m) office skyscraper in Midtown Manhattan.",
+        ]
+    )
+    taller = decide(comparison_form("Which is taller, Random House Tower or 888 7th Avenue?"), rows)
+    assert taller is not None and taller.short == "Random House Tower"
+    shorter = decide(comparison_form("Which is shorter, Random House Tower or 888 7th Avenue?"), rows)
+    assert shorter is not None and shorter.short == "888 7th Avenue"
+    mixed = _rows(
+        [
+            "(Random House Tower)\nRandom House Tower is a 684 ft tower.",
+            "(888 7th Avenue)\n888 7th Avenue covers 2 acres.",
+        ]
+    )
+    assert decide(comparison_form("Which is taller, Random House Tower or 888 7th Avenue?"), mixed) is None
+
+
+def test_counts_compare_only_when_they_count_what_the_question_asks():
+    rows = _rows(["(Foo Fighters)\nFoo Fighters is a rock band of 6 members.", "(Nirvana)\nNirvana had 3 members."])
+    assert (
+        decide(comparison_form("Which band has more members, Foo Fighters or Nirvana?"), rows).short == "Foo Fighters"
+    )
+    other = _rows(["(Foo Fighters)\nFoo Fighters released 10 albums.", "(Nirvana)\nNirvana had 3 members."])
+    assert decide(comparison_form("Which band has more members, Foo Fighters or Nirvana?"), other) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "passages"),
+    [
+        # one side has no value: no guess
+        ("Who was born first, Iain Banks or Irwin Shaw?", [BANKS, "(Irwin Shaw)\nIrwin Shaw was a novelist."]),
+        # one option is not in the passages at all
+        ("Were Scott Derrickson and Ed Wood of the same nationality?", [DERRICKSON]),
+        # the two dates overlap: "1954" and "16 February 1954" give no order
+        (
+            "Who was born first, Iain Banks or Iain Crichton?",
+            [BANKS, "(Iain Crichton)\nIain Crichton was born in 1954."],
+        ),
+        # "both" without support on either side: no "yes" by default, and a missing word proves no "no"
+        ("Are Iain Banks and Irwin Shaw both used for real estate?", [BANKS, SHAW]),
+        # a novelist and a screenwriter are writers: a different type word is no clear "no"
+        ("Are Iain Banks and Irwin Shaw both writers?", [BANKS, SHAW]),
+    ],
+)
+def test_without_evidence_on_both_sides_there_is_no_decision(question, passages):
+    form = comparison_form(question)
+    assert form is not None
+    assert decide(form, _rows(passages)) is None
+
+
+def test_both_a_type_the_other_clearly_is_not_is_no():
+    rows = _rows(["(Time)\nTime is an American weekly news magazine.", "(Nirvana)\nNirvana was an American rock band."])
+    decision = decide(comparison_form("Are Time and Nirvana both magazines?"), rows)
+    assert decision is not None and decision.short == "No"
+    both = _rows(["(Time)\nTime is an American weekly news magazine.", "(Wired)\nWired is a monthly magazine."])
+    assert decide(comparison_form("Are Time and Wired both magazines?"), both).short == "Yes"
+
+
+def test_the_reply_leads_with_the_decision_cited_to_both_sides_then_each_sentence():
+    reply, short, _ = extractive_reply("Were Scott Derrickson and Ed Wood of the same nationality?", PASSAGES)
+    assert short is not None and short.text == "Yes"
+    assert reply["answer"].startswith("Yes [1][2]. Scott Derrickson (born July 16, 1966) is an American director")
+    assert "was an American filmmaker" in reply["answer"] and reply["cited"] == [1, 2]
+    reply, short, _ = extractive_reply("Who was born first, Iain Banks or Irwin Shaw?", PASSAGES)
+    assert short.text == "Irwin Shaw" and reply["answer"].startswith("Irwin Shaw [3][4]. Iain Banks (16 February")
+
+
+def test_a_comparison_without_evidence_gets_no_short_answer_and_no_yes():
+    passages = [DERRICKSON, "(Ed Wood)\nEd Wood made films in Hollywood."]
+    reply, short, _ = extractive_reply("Were Scott Derrickson and Ed Wood of the same nationality?", passages)
+    assert short is None
+    assert not reply["answer"].lower().startswith(("yes", "no"))
+    assert "Scott Derrickson" in reply["answer"] and "Ed Wood made films" in reply["answer"]  # both sides shown
+    # a choice question's generic typed span ("who" -> a person) is no answer either
+    reply, short, _ = extractive_reply(
+        "Who was born first, Iain Banks or Irwin Shaw?", [BANKS, "(Irwin Shaw)\nIrwin Shaw worked with Robert Capa."]
+    )
+    assert short is None
