@@ -65,6 +65,7 @@ class Form:
     attribute: str = ""  # same: "country" | "year" | "type"
     terms: tuple[str, ...] = ()  # both: the property's words (stemmed); choice: the question's other words
     end: bool = False  # the date asked is the end of a life or a span ("died first")
+    via: str = ""  # the relation the compared value is reached through ("direct": "the film whose director ...")
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,7 @@ class Evidence:
     option: str
     sentence: Sentence
     value: str = ""
+    via: Sentence | None = None  # the option's sentence naming the person the value is of ("directed by X")
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,28 @@ _SMALLER = r"fewer|fewest|smaller|smallest|shorter|shortest|less|least|lower|low
 _ORDERS = (("earliest", _EARLIEST), ("latest", _LATEST), ("larger", _LARGER), ("smaller", _SMALLER))
 _END = re.compile(r"\b(?:died|die|dies|death|passed\s+away|ended|closed|dissolved|disbanded|demolished)\b", re.I)
 MAX_OPTION_WORDS = 10  # a longer "option" is a clause ("considering the report on ..."), not a name
+# the relation noun of a question -> the verb root of the sentence naming the related person
+_RELATIONS = {
+    "director": "direct",
+    "directors": "direct",
+    "author": "writ",
+    "authors": "writ",
+    "writer": "writ",
+    "composer": "compos",
+    "producer": "produc",
+    "creator": "creat",
+    "founder": "found",
+}
+_AGENTS = {
+    "direct": "director",
+    "writ": "(?:author|writer)",
+    "compos": "composer",
+    "produc": "producer",
+    "creat": "creator",
+    "found": "founder",
+}
+_RELATION = re.compile(rf"\b({'|'.join(_RELATIONS)})\b")
+_PERSON = r"[A-Z][\w'.-]*(?:\s+(?:de|van|von|da|di|del|der|le|la)?\s*[A-Z][\w'.-]*){0,3}"
 _AUX = r"(?:are|is|were|was|do|does|did|have|has|had|can|could|will|would)"
 _ATTRIBUTES = (
     ("country", r"nationality|nationalities|country|countries|citizenship|nation"),
@@ -149,19 +173,21 @@ def comparison_form(question: str, titles: Sequence[str] = ()) -> Form | None:
     terms = tuple(
         dict.fromkeys(_root(t) for t in re.findall(r"[a-z0-9]+", cues.sub(" ", rest.lower())) if t not in _STOP)
     )
+    relation = _RELATION.search(rest.lower())
+    via = _RELATIONS[relation.group(1)] if relation else ""
     if yes_no:
         same = re.search(r"\bsame\s+(?:\w+\s+)?(\w+(?:\s+of\s+work)?)", rest.lower())
         if same:
             for attribute, words in _ATTRIBUTES:
                 if re.fullmatch(words, same.group(1)) or re.search(rf"\bsame\s+(?:{words})\b", rest.lower()):
-                    return Form("same", options, attribute=attribute, terms=terms)
+                    return Form("same", options, attribute=attribute, terms=terms, via=via)
             return None  # "the same neighbourhood": an attribute this reader has no values for
         if re.search(r"\bboth\b", lower) and terms:
             return Form("both", options, terms=terms)
         return None
     for order, words in _ORDERS:
         if re.search(rf"\b(?:{words})\b", rest.lower()):
-            return Form("choice", options, order=order, terms=terms, end=bool(_END.search(rest)))
+            return Form("choice", options, order=order, terms=terms, end=bool(_END.search(rest)), via=via)
     return None
 
 
@@ -237,7 +263,7 @@ def _without(body: str, options: tuple[str, str]) -> str:
 
 # -- 2. each option's evidence -----------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"[A-Za-z0-9]+")
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:\.\d+)*")  # "2.1" is one word: version 2.1 is not version 2
 _ARTICLES = frozenset({"the", "a", "an"})
 
 
@@ -294,14 +320,35 @@ def option_evidence(form: Form, sentences: Sequence[Sentence]) -> tuple[list[Evi
 def _evidence(form: Form, option: str, other: str, sentences: Sequence[Sentence]) -> list[Evidence]:
     its = [s for s in sentences if about(s, option)]
     own = [s for s in its if not mentions(s.text, other)] or its
+    if form.via:  # "the film whose director was born first": the value is the director's, one hop on
+        hops = [e for s in own for e in _hop(form, s, option, other, sentences)]
+        if hops:
+            return hops
+    return _ranked(form, option, own)
+
+
+def _ranked(form: Form, option: str, own: Sequence[Sentence], name: str = "") -> list[Evidence]:
     ranked = []
     for s in own:
-        value = _value(form, s.text, option)
+        value = _value(form, s.text, name or option)
         cover = len(set(form.terms) & {_root(t) for t in _tokens(s.text)})
-        exact = re.search(rf"(?<!\w){re.escape(option)}(?!\w)", s.text, re.I) is not None  # the name, not its words
+        exact = re.search(rf"(?<!\w){re.escape(name or option)}(?!\w)", s.text, re.I) is not None  # as written
         ranked.append(((-bool(value), -exact, -cover, s.position, s.passage), Evidence(option, s, value)))
     ranked.sort(key=lambda r: r[0])
     return [e for _, e in ranked]
+
+
+def _hop(form: Form, sentence: Sentence, option: str, other: str, sentences: Sequence[Sentence]) -> list[Evidence]:
+    """The evidence of the person `sentence` names through the form's relation ("directed by Edgar Wright"),
+    from the sentences about that person, each carrying `sentence` as its `via`; only those stating a value."""
+    m = re.search(rf"\b{form.via}\w*\s+by\s+({_PERSON})", sentence.text) or re.search(
+        rf"\b{_AGENTS[form.via]}\s+(?:was\s+|is\s+)?({_PERSON})", sentence.text
+    )
+    if m is None or mentions(m.group(1), option):
+        return []
+    person = m.group(1)
+    theirs = [s for s in sentences if s != sentence and about(s, person) and not mentions(s.text, other)]
+    return [Evidence(option, e.sentence, e.value, sentence) for e in _ranked(form, option, theirs, person) if e.value]
 
 
 # -- 3. the decision ---------------------------------------------------------------------------------------
@@ -313,6 +360,8 @@ def decide(form: Form, sentences: Sequence[Sentence]) -> Decision | None:
     if not ev_a or not ev_b:
         return None
     a, b = ev_a[0], ev_b[0]
+    if (a.via is None) != (b.via is None):
+        return None  # one value is the director's, the other the film's own: not one property
     if form.kind == "choice":
         return _choose(form, a, b)
     if form.kind == "same":

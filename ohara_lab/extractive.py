@@ -68,7 +68,7 @@ TITLE_NAMES = True  # a passage's "(title)" line names the subject of each of it
 MENTION_LINKS = True  # a name an earlier pick's text holds links too, also inside a longer name ("... of Tulsa")
 WEAK_LINKS = True  # a one-word CONCEPT name (a group or language: "American") links nothing
 STOPWORDS = QUERY_STOPWORDS | QUESTION_WORDS
-_SOURCE_LINE = re.compile(r"^\s*\([^)\n]{1,200}\)\s*\n")
+_SOURCE_LINE = re.compile(r"^\s*\((?:[^()\n]|\([^()\n]*\)){1,200}\)\s*\n")  # "(Jaws (film))" too
 _NAME = re.compile(r"\b[A-Z][\w'.-]*(?:\s+(?:of|the|de|von|van|and|&)?\s*[A-Z][\w'.-]*)*")
 
 Entities = Sequence[tuple[str, str]]
@@ -365,7 +365,7 @@ def extractive_reply(
     shown = [_window(c.text, SHOWN_CHARS, _anchors(c, q_stems, want, entities, short)) for c in order]
     text = " ".join(f"{t} [{c.passage}]" for t, c in zip(shown, order))
     if short is not None and short.type == COMPARISON:
-        marks = "".join(f"[{p}]" for p in dict.fromkeys(c.passage for c in chosen[:2]))  # a comparison needs both
+        marks = "".join(f"[{p}]" for p in sorted({c.passage for c in chosen}))  # a comparison needs both sides
         text = f"{short.text} {marks}. {text}"
     elif short is not None:
         text = f"{short.text} [{holder}]. {text}"
@@ -394,8 +394,8 @@ def _compare(
         return None
     decision: Decision | None = decide(form, rows)
     if decision is not None:
-        picks = [Chosen(e.sentence.passage, e.sentence.position, e.sentence.text, 0.0) for e in decision.evidence]
-        picks = picks[:1] + [p for p in picks[1:] if (p.passage, p.position) != (picks[0].passage, picks[0].position)]
+        shown = dict.fromkeys(s for e in decision.evidence for s in (e.via, e.sentence) if s is not None)
+        picks = [Chosen(s.passage, s.position, s.text, 0.0) for s in shown]  # the hop's sentence, then the value's
         return picks, (TypedSpan(0, len(decision.short), decision.short, COMPARISON, "comparison"), picks[0])
     titles = {(r.passage, r.position): r for r in rows}
     picks = list(chosen)
@@ -405,7 +405,7 @@ def _compare(
             for c in picks
         ):
             continue
-        best = evidence[0].sentence
+        best = evidence[0].via or evidence[0].sentence
         if len(picks) >= MAX_SENTENCES:
             picks.pop(min(range(len(picks)), key=lambda i: (picks[i].gain, -i)))
         picks.append(Chosen(best.passage, best.position, best.text, 0.0))

@@ -3,10 +3,16 @@ and a decision only where both options' evidence gives one (never a default "yes
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from ohara_lab.comparison import Sentence, comparison_form, decide, mentions
 from ohara_lab.extractive import extractive_reply
+from tests.support import offline_env
 
 DERRICKSON = (
     "(Scott Derrickson)\nScott Derrickson (born July 16, 1966) is an American director, screenwriter and producer. "
@@ -207,3 +213,87 @@ def test_a_comparison_without_evidence_gets_no_short_answer_and_no_yes():
         "Who was born first, Iain Banks or Irwin Shaw?", [BANKS, "(Irwin Shaw)\nIrwin Shaw worked with Robert Capa."]
     )
     assert short is None
+
+
+def test_a_version_number_is_one_word():
+    assert not mentions("The GNU Lesser General Public License version 2.1 was published in 1999.", "LGPL version 2")
+
+
+@pytest.mark.parametrize(
+    ("question", "short", "holds"),
+    [
+        (
+            "Which was published first, the GNU General Public License version 2 or the GNU General Public License"
+            " version 3?",
+            "GNU General Public License version 2",
+            "June 1991",
+        ),
+        (
+            "Which was published later, the GNU Free Documentation License version 1.3 or the GNU Lesser General"
+            " Public License version 2.1?",
+            "GNU Free Documentation License version 1.3",
+            "3 November 2008",
+        ),
+    ],
+)
+def test_ohara_answer_decides_a_comparison_on_the_demo_corpus(samples_atlas_dir, tmp_path, question, short, holds):
+    done = subprocess.run(
+        [sys.executable, "-m", "ohara_lab.cli", "answer", question, "--atlas", str(samples_atlas_dir), "--json"],
+        cwd=tmp_path,
+        env={**offline_env(), "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    reply = json.loads(done.stdout)
+    assert reply["short"] == short
+    assert reply["answer"].startswith(f"{short} [1]")  # the decision first, cited
+    assert holds in reply["answer"]  # ... then the sentence stating the winning date
+    assert {c["title"] for c in reply["citations"]} == {"A Timeline of the GNU Copyleft Licences"}
+
+
+def test_ohara_answer_gives_no_short_answer_where_the_corpus_holds_no_values(samples_atlas_dir, tmp_path):
+    question = "Which is taller, the GNU General Public License version 2 or the Apache License version 2.0?"
+    done = subprocess.run(
+        [sys.executable, "-m", "ohara_lab.cli", "answer", question, "--atlas", str(samples_atlas_dir), "--json"],
+        cwd=tmp_path,
+        env={**offline_env(), "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["short"] is None
+
+
+FILMS = [
+    "(Hot Fuzz)\nHot Fuzz is a 2007 action comedy film directed by Edgar Wright.",
+    "(Jaws (film))\nJaws is a 1975 American thriller film directed by Steven Spielberg.",
+    "(Edgar Wright)\nEdgar Howard Wright (born 18 April 1974) is an English filmmaker.",
+    "(Steven Spielberg)\nSteven Allan Spielberg (born December 18, 1946) is an American filmmaker.",
+]
+
+
+def test_a_value_of_the_options_director_is_reached_one_hop_on():
+    question = "Which film has the director born first, Hot Fuzz or Jaws?"
+    form = comparison_form(question)
+    assert form is not None and form.via == "direct"
+    decision = decide(form, _rows(FILMS))
+    assert decision is not None and decision.short == "Jaws"
+    assert [e.value for e in decision.evidence] == ["18 April 1974", "December 18, 1946"]  # not 2007 and 1975
+    reply, short, _ = extractive_reply(question, FILMS)
+    assert reply["answer"].startswith("Jaws [1][2][3][4]. Hot Fuzz is a 2007")
+    same = decide(
+        comparison_form(
+            "Are the directors of Hot Fuzz and Jaws from the same country?",
+            ["Hot Fuzz", "Jaws (film)", "Edgar Wright", "Steven Spielberg"],
+        ),
+        _rows(FILMS),
+    )
+    assert same is not None and same.short == "No"  # English vs American: the directors', not the films'
+
+
+def test_without_the_directors_passage_the_films_own_dates_decide_nothing():
+    question = "Which film has the director born first, Hot Fuzz or Jaws?"
+    assert decide(comparison_form(question), _rows(FILMS[:3])) is None
