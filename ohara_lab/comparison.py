@@ -17,7 +17,8 @@ born first, A or B?", "Are A and B from the same country?"). So this reader
    (", A or B?", "Between A and B, ...", "A or B, which ...", "Are A and B ...?"), or else the two passage
    titles the question names; a choice has an ordering cue (first/earlier/older -> the earliest date;
    later/younger/more recent -> the latest; taller/larger/more/longer/higher -> the larger measure;
-   fewer/smaller/shorter/lower -> the smaller); a yes/no asks "the same <attribute>" or "both <property>";
+   fewer/smaller/shorter/lower -> the smaller), or without one asks which of the two has a property; a
+   yes/no asks "the same <attribute>" or "both <property>";
 2. takes each option's evidence (`option_evidence`): the sentences about it (in a passage titled with it, or
    naming it, acronyms by their initials: "GPL" names "General Public License") that do not name the other
    option, the one holding the asked value first, then the one naming the option as written, then the one
@@ -26,7 +27,8 @@ born first, A or B?", "Are A and B from the same country?"). So this reader
 3. decides only from that evidence (`decide`): a choice when both values were found and are comparable (dates
    through `dates.date_bounds`, not overlapping; measures in one unit family); "same <attribute>" by the two
    value sets (country or nationality, year, type words of the defining "is a ..." phrase): shared -> yes,
-   both present and disjoint -> no; "both P" -> yes when a sentence of each option holds every word of P, no
+   both present and disjoint -> no; "which of the two is P" -> the one option a sentence of which holds every
+   word of P (or whose nationality P names); "both P" -> yes when a sentence of each option holds every word of P, no
    when one option's sentences support P and the other's defining phrase names a different type. Anything
    else gives no decision: a prior or a default guess is never an answer.
 """
@@ -59,7 +61,7 @@ __all__ = [
 class Form:
     """What a comparison question asks: its kind, its two options and how they are compared."""
 
-    kind: str  # "choice" (answer: one option) | "same" (yes/no on one attribute) | "both" (yes/no on a property)
+    kind: str  # "choice" (one option, by an order) | "which" (one option, by a property) | "same" | "both" (yes/no)
     options: tuple[str, str]
     order: str = ""  # choice: "earliest" | "latest" | "larger" | "smaller"
     attribute: str = ""  # same: "country" | "year" | "type"
@@ -115,6 +117,7 @@ _SMALLER = r"fewer|fewest|smaller|smallest|shorter|shortest|less|least|lower|low
 _ORDERS = (("earliest", _EARLIEST), ("latest", _LATEST), ("larger", _LARGER), ("smaller", _SMALLER))
 _END = re.compile(r"\b(?:died|die|dies|death|passed\s+away|ended|closed|dissolved|disbanded|demolished)\b", re.I)
 MAX_OPTION_WORDS = 10  # a longer "option" is a clause ("considering the report on ..."), not a name
+MAX_PROPERTY_WORDS = 6  # "both"/"which" compare a property ("used for real estate"), not a narrative
 # the relation noun of a question -> the verb root of the sentence naming the related person
 _RELATIONS = {
     "director": "direct",
@@ -166,7 +169,7 @@ def comparison_form(question: str, titles: Sequence[str] = ()) -> Form | None:
     named = _title_options(body, titles)
     if named and (options is None or all(any(_words_in(o, t) for t in named) for o in options)):
         options = named  # the titles are the fuller names ("Prejudice" of a split at "and" is "Pride and Prejudice")
-    if options is None or any(len(o.split()) > MAX_OPTION_WORDS for o in options):
+    if options is None or not all(_is_name(o) for o in options):
         return None  # a clause, not a name
     rest = _without(body, options)
     cues = re.compile(rf"\b(?:{'|'.join(words for _, words in _ORDERS)})\b")
@@ -182,13 +185,25 @@ def comparison_form(question: str, titles: Sequence[str] = ()) -> Form | None:
                 if re.fullmatch(words, same.group(1)) or re.search(rf"\bsame\s+(?:{words})\b", rest.lower()):
                     return Form("same", options, attribute=attribute, terms=terms, via=via)
             return None  # "the same neighbourhood": an attribute this reader has no values for
-        if re.search(r"\bboth\b", lower) and terms:
+        if re.search(r"\bboth\b", lower) and 0 < len(terms) <= MAX_PROPERTY_WORDS:
             return Form("both", options, terms=terms)
         return None
     for order, words in _ORDERS:
         if re.search(rf"\b(?:{words})\b", rest.lower()):
             return Form("choice", options, order=order, terms=terms, end=bool(_END.search(rest)), via=via)
-    return None
+    # "Which band is from England, Oasis or Blur?": the one of the two the property holds for (the category
+    # word after "which" is common to both, so no evidence)
+    head = re.match(r"(?:which|what)\s+(?:one\s+|of\s+(?:these|the\s+two)\s+)?(\w+)", lower)
+    prop = tuple(t for t in terms if not head or t != _root(head.group(1)))
+    return Form("which", options, terms=prop) if 0 < len(prop) <= MAX_PROPERTY_WORDS else None
+
+
+def _is_name(option: str) -> bool:
+    """A name: capitalised (or a number) first, at most one lowercase word that is no connector ("GPL version 2",
+    "Gone with the Wind"), at most `MAX_OPTION_WORDS` words; "regardless of whether Josh Dobbs" is a clause."""
+    words = option.split()
+    lower = [w for w in words[1:] if not _name_word(w) and w.lower() not in _CONNECTORS]
+    return bool(words) and _name_word(words[0]) and len(lower) <= 1 and len(words) <= MAX_OPTION_WORDS
 
 
 def _or_options(body: str) -> tuple[str, str] | None:
@@ -366,6 +381,8 @@ def decide(form: Form, sentences: Sequence[Sentence]) -> Decision | None:
         return _choose(form, a, b)
     if form.kind == "same":
         return _same(form, a, b)
+    if form.kind == "which":
+        return _which(form, ev_a, ev_b)
     return _both(form, ev_a, ev_b)
 
 
@@ -404,6 +421,26 @@ def _same(form: Form, a: Evidence, b: Evidence) -> Decision | None:
     shared = va & vb
     short = "Yes" if shared else "No"
     return Decision(short, (a, b), f"same {form.attribute}: {sorted(va)} vs {sorted(vb)}")
+
+
+def _which(form: Form, ev_a: list[Evidence], ev_b: list[Evidence]) -> Decision | None:
+    """The option the property holds for, when it holds for exactly one: its nationality, else a sentence of it
+    holding every word of the property (the question says one of the two has it)."""
+    need = set(form.terms)
+    countries = {c for alias, c in _DEMONYMS.items() if len(alias) > 3 and " " not in alias and _root(alias) in need}
+    if countries:
+        ca, cb = (_countries(ev[0].sentence.text, ev[0].option) for ev in (ev_a, ev_b))
+        holds = [countries <= ca, countries <= cb]
+        if holds[0] != holds[1] and ca and cb:
+            win = ev_a[0] if holds[0] else ev_b[0]
+            return Decision(win.option, (ev_a[0], ev_b[0]), f"countries {sorted(ca)} vs {sorted(cb)}")
+        return None
+    sa = [e for e in ev_a if need <= {_root(t) for t in _tokens(e.sentence.text)}]
+    sb = [e for e in ev_b if need <= {_root(t) for t in _tokens(e.sentence.text)}]
+    if bool(sa) == bool(sb):
+        return None  # both or neither: the evidence tells them apart nowhere
+    a, b = (sa[0], ev_b[0]) if sa else (ev_a[0], sb[0])
+    return Decision((sa or sb)[0].option, (a, b), f"only {(sa or sb)[0].option}'s sentence holds {sorted(need)}")
 
 
 def _both(form: Form, ev_a: list[Evidence], ev_b: list[Evidence]) -> Decision | None:

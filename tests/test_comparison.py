@@ -297,3 +297,15 @@ def test_a_value_of_the_options_director_is_reached_one_hop_on():
 def test_without_the_directors_passage_the_films_own_dates_decide_nothing():
     question = "Which film has the director born first, Hot Fuzz or Jaws?"
     assert decide(comparison_form(question), _rows(FILMS[:3])) is None
+
+
+def test_which_of_the_two_has_the_property():
+    rows = _rows([BANKS, SHAW])
+    form = comparison_form("Which writer is Scottish, Iain Banks or Irwin Shaw?")
+    assert form is not None and form.kind == "which"
+    assert decide(form, rows).short == "Iain Banks"
+    assert decide(comparison_form("Which author wrote The Wasp Factory, Iain Banks or Irwin Shaw?"), rows).short == (
+        "Iain Banks"
+    )
+    # neither option's sentences hold the property: no choice
+    assert decide(comparison_form("Which author won the Booker Prize, Iain Banks or Irwin Shaw?"), rows) is None
