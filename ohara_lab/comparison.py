@@ -254,14 +254,16 @@ def _trim(run: list[str]) -> list[str]:
 
 
 def _title_options(body: str, titles: Sequence[str]) -> tuple[str, str] | None:
-    found: list[str] = []
+    """Two passage titles the question names as a pair ("Pride and Prejudice, or Sense and Sensibility")."""
+    found: list[tuple[int, int, str]] = []
     for title in sorted({_bare_title(t) for t in titles if t}, key=len, reverse=True):
-        if len(title) > 2 and _words_in(title, body) and not any(_words_in(title, f) for f in found):
-            found.append(title)
+        m = re.search(rf"(?<!\w){re.escape(title)}(?!\w)", body, re.I) if len(title) > 2 else None
+        if m and not any(m.start() < end and start < m.end() for start, end, _ in found):
+            found.append((m.start(), m.end(), title))
     if len(found) != 2:
         return None
-    found.sort(key=lambda t: body.lower().find(t.lower()))
-    return found[0], found[1]
+    (_, end, a), (start, _, b) = sorted(found)
+    return (a, b) if re.fullmatch(r"[\s,]*(?:or|and)\s+(?:the\s+)?", body[end:start], re.I) else None
 
 
 def _clean(option: str) -> str:

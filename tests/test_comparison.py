@@ -106,6 +106,11 @@ def test_the_options_fall_back_to_the_passage_titles_the_question_names():
     assert form is not None and form.options == ("Pride and Prejudice", "Sense and Sensibility")
 
 
+def test_two_titles_named_apart_are_no_pair_of_options():
+    question = 'Who did the producer of Songs I Wrote with Amy write the song "Thinking Out Loud" for?'
+    assert comparison_form(question, ["Songs I Wrote with Amy", "Thinking Out Loud"]) is None
+
+
 def test_an_acronym_names_the_words_of_its_initials():
     assert mentions("The GNU General Public License version 3 was published in 2007.", "GPL version 3")
     assert not mentions("The GNU General Public License version 3 was published in 2007.", "GPL version 2")
