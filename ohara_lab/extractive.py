@@ -388,7 +388,7 @@ def _compare(
     option given its best sentence where no pick is about it (a comparison answer needs both sides; the
     weakest picks make room, at most `MAX_SENTENCES`), and no short answer (a span of the expected type is no
     answer to "which of the two"). None when the question compares nothing."""
-    rows = _sentence_rows(passages)
+    rows = sentence_rows(passages)
     form = comparison_form(question, sorted({r.title for r in rows if r.title}))
     if form is None:
         return None
@@ -412,7 +412,7 @@ def _compare(
     return picks, None
 
 
-def _sentence_rows(passages: Sequence[str]) -> list[Sentence]:
+def sentence_rows(passages: Sequence[str]) -> list[Sentence]:
     """Every sentence of every passage, with its passage's title (the "(title)" line, its qualifier kept)."""
     rows = []
     for n, passage in enumerate(passages, 1):
