@@ -117,6 +117,7 @@ _SMALLER = r"fewer|fewest|smaller|smallest|shorter|shortest|less|least|lower|low
 _ORDERS = (("earliest", _EARLIEST), ("latest", _LATEST), ("larger", _LARGER), ("smaller", _SMALLER))
 _END = re.compile(r"\b(?:died|die|dies|death|passed\s+away|ended|closed|dissolved|disbanded|demolished)\b", re.I)
 MAX_OPTION_WORDS = 10  # a longer "option" is a clause ("considering the report on ..."), not a name
+END_REACH = 40  # characters from "died" to its date ("died in Paris on 3 May 1901")
 MAX_PROPERTY_WORDS = 6  # "both"/"which" compare a property ("used for real estate"), not a narrative
 # the relation noun of a question -> the verb root of the sentence naming the related person
 _RELATIONS = {
@@ -489,11 +490,11 @@ def _date_value(form: Form, text: str, option: str) -> str:
     spans = [s for s in typed_spans(text, (), ("DATE",)) if date_bounds(s.text) and not mentions(s.text, option)]
     if not spans:
         return ""
-    life = re.search(r"\(([^()]*?)\s*[–—-]\s*([^()]*?)\)", text)  # "(16 February 1954 – 9 June 2013)"
-    if life and form.end:
-        ends = [s for s in spans if s.start >= life.start(2) and s.end <= life.end(2)]
-        if ends:
-            return ends[0].text
+    if form.end:  # "died first": a life's second date, or a date just after "died"; a birth date is no answer
+        life = re.search(r"\(([^()]*?)\s*[–—-]\s*([^()]*?)\)", text)  # "(16 February 1954 – 9 June 2013)"
+        ends = [s for s in spans if life and s.start >= life.start(2) and s.end <= life.end(2)]
+        ends += [s for s in spans for m in _END.finditer(text) if 0 <= s.start - m.end() <= END_REACH]
+        return ends[0].text if ends else ""
     anchors = [m.start() for m in _TOKEN.finditer(text) if _root(m.group(0).lower()) in form.terms]
     if anchors:
         return min(spans, key=lambda s: (min(abs(s.start - a) for a in anchors), s.start)).text
@@ -586,7 +587,8 @@ def _measure_value(form: Form, text: str, option: str) -> str:
     return found[0][1]
 
 
-# country -> its demonyms and other names (a value of "the same country/nationality")
+# country -> its demonyms and other names (a value of "the same country/nationality"); a name that is also a
+# US state or a person's name (Georgia, Jordan) is left out: it would place Atlanta or Michael Jordan
 _COUNTRIES: dict[str, tuple[str, ...]] = {
     "united states": ("american", "u.s.", "us", "usa", "united states of america", "america"),
     "united kingdom": ("british", "uk", "u.k.", "britain", "great britain"),
@@ -637,6 +639,86 @@ _COUNTRIES: dict[str, tuple[str, ...]] = {
     "philippines": ("filipino", "philippine"),
     "south africa": ("south african",),
     "nigeria": ("nigerian",),
+    "macedonia": ("macedonian",),
+    "serbia": ("serbian",),
+    "croatia": ("croatian",),
+    "slovenia": ("slovenian",),
+    "bosnia and herzegovina": ("bosnian", "bosnia"),
+    "montenegro": ("montenegrin",),
+    "albania": ("albanian",),
+    "bulgaria": ("bulgarian",),
+    "slovakia": ("slovak", "slovakian"),
+    "yugoslavia": ("yugoslav", "yugoslavian"),
+    "czechoslovakia": ("czechoslovak",),
+    "estonia": ("estonian",),
+    "latvia": ("latvian",),
+    "lithuania": ("lithuanian",),
+    "belarus": ("belarusian",),
+    "moldova": ("moldovan",),
+    "armenia": ("armenian",),
+    "azerbaijan": ("azerbaijani",),
+    "kazakhstan": ("kazakh", "kazakhstani"),
+    "uzbekistan": ("uzbek",),
+    "afghanistan": ("afghan",),
+    "bangladesh": ("bangladeshi",),
+    "sri lanka": ("sri lankan",),
+    "nepal": ("nepali", "nepalese"),
+    "myanmar": ("burmese", "burma"),
+    "thailand": ("thai",),
+    "vietnam": ("vietnamese",),
+    "cambodia": ("cambodian",),
+    "malaysia": ("malaysian",),
+    "singapore": ("singaporean",),
+    "indonesia": ("indonesian",),
+    "taiwan": ("taiwanese",),
+    "north korea": ("north korean",),
+    "mongolia": ("mongolian",),
+    "saudi arabia": ("saudi",),
+    "iraq": ("iraqi",),
+    "syria": ("syrian",),
+    "lebanon": ("lebanese",),
+    "kuwait": ("kuwaiti",),
+    "qatar": ("qatari",),
+    "united arab emirates": ("emirati",),
+    "yemen": ("yemeni",),
+    "morocco": ("moroccan",),
+    "algeria": ("algerian",),
+    "tunisia": ("tunisian",),
+    "libya": ("libyan",),
+    "sudan": ("sudanese",),
+    "ethiopia": ("ethiopian",),
+    "kenya": ("kenyan",),
+    "uganda": ("ugandan",),
+    "tanzania": ("tanzanian",),
+    "ghana": ("ghanaian",),
+    "senegal": ("senegalese",),
+    "cameroon": ("cameroonian",),
+    "zimbabwe": ("zimbabwean",),
+    "zambia": ("zambian",),
+    "angola": ("angolan",),
+    "mozambique": ("mozambican",),
+    "peru": ("peruvian",),
+    "venezuela": ("venezuelan",),
+    "ecuador": ("ecuadorian",),
+    "bolivia": ("bolivian",),
+    "uruguay": ("uruguayan",),
+    "paraguay": ("paraguayan",),
+    "jamaica": ("jamaican",),
+    "haiti": ("haitian",),
+    "puerto rico": ("puerto rican",),
+    "dominican republic": ("dominican",),
+    "costa rica": ("costa rican",),
+    "panama": ("panamanian",),
+    "guatemala": ("guatemalan",),
+    "honduras": ("honduran",),
+    "luxembourg": ("luxembourgish",),
+    "malta": ("maltese",),
+    "cyprus": ("cypriot",),
+    "monaco": ("monegasque",),
+    "liechtenstein": (),
+    "andorra": ("andorran",),
+    "new caledonia": (),
+    "hong kong": (),
 }
 _DEMONYMS = {alias: country for country, aliases in _COUNTRIES.items() for alias in (country, *aliases)}
 _UK_PARTS = frozenset({"england", "scotland", "wales"})  # British and English name one nationality at two levels

@@ -351,3 +351,22 @@ def test_an_option_no_principal_passage_is_about_gets_its_passage_from_the_ranki
         "The GNU Free Documentation License version 1.3 was published on 3 November 2008"
     ]
     assert option_passages("Who wrote the GNU Free Documentation License?", retrieval, apache) == []  # no comparison
+
+
+def test_died_first_reads_death_dates_only():
+    alive = [
+        "(Dune (1984 film))\nDune is a 1984 American epic science fiction film written and directed by David Lynch.",
+        "(Brazil (1985 film))\nBrazil is a 1985 dystopian film directed by Terry Gilliam.",
+        "(David Lynch)\nDavid Keith Lynch (born January 20, 1946) is an American filmmaker.",
+        "(Terry Gilliam)\nTerrence Vance Gilliam (born 22 November 1940) is an American-born British filmmaker.",
+    ]
+    form = comparison_form("Which film has the director who died first, Dune or Brazil?")
+    assert form is not None and form.end and form.via == "direct"
+    assert decide(form, _rows(alive)) is None  # birth dates answer no "died first"
+    dead = alive[:2] + [
+        "(David Lynch)\nDavid Keith Lynch was an American filmmaker. He died in Los Angeles on January 16, 2025.",
+        "(Terry Gilliam)\nTerrence Vance Gilliam (22 November 1940 – 1 March 2030) was a filmmaker.",
+    ]
+    decision = decide(form, _rows(dead))
+    assert decision is not None and decision.short == "Dune"
+    assert [e.value for e in decision.evidence] == ["January 16, 2025", "1 March 2030"]
