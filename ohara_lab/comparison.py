@@ -21,7 +21,8 @@ born first, A or B?", "Are A and B from the same country?"). So this reader
    yes/no asks "the same <attribute>" or "both <property>";
 2. takes each option's evidence (`option_evidence`): the sentences about it (in a passage titled with it, or
    naming it, acronyms by their initials: "GPL" names "General Public License") that do not name the other
-   option, the one holding the asked value first, then the one naming the option as written, then the one
+   option, the one holding the asked value first, then one in a passage titled with the option itself (not
+   "Ed Wood (film)" for Ed Wood), then the one naming the option as written, then the one
    covering most of the question's words, then the lead sentence (a Wikipedia paragraph's first sentence
    defines its subject);
 3. decides only from that evidence (`decide`): a choice when both values were found and are comparable (dates
@@ -351,7 +352,8 @@ def _ranked(form: Form, option: str, own: Sequence[Sentence], name: str = "") ->
         value = _value(form, s.text, name or option)
         cover = len(set(form.terms) & {_root(t) for t in _tokens(s.text)})
         exact = re.search(rf"(?<!\w){re.escape(name or option)}(?!\w)", s.text, re.I) is not None  # as written
-        ranked.append(((-bool(value), -exact, -cover, s.position, s.passage), Evidence(option, s, value)))
+        plain = _tokens(s.title) == _tokens(name or option)  # "Ed Wood", not "Ed Wood (film)": the sense asked
+        ranked.append(((-bool(value), -plain, -exact, -cover, s.position, s.passage), Evidence(option, s, value)))
     ranked.sort(key=lambda r: r[0])
     return [e for _, e in ranked]
 

@@ -370,3 +370,14 @@ def test_died_first_reads_death_dates_only():
     decision = decide(form, _rows(dead))
     assert decision is not None and decision.short == "Dune"
     assert [e.value for e in decision.evidence] == ["January 16, 2025", "1 March 2030"]
+
+
+def test_the_option_itself_is_read_not_a_namesake_titled_with_a_qualifier():
+    passages = [
+        "(Ed Wood (film))\nEd Wood is a 1994 American biographical film directed by Tim Burton.",
+        WOOD,
+        "(Tim Burton)\nTimothy Walter Burton (born August 25, 1958) is an American filmmaker.",
+    ]
+    decision = decide(comparison_form("Who was born first, Ed Wood or Tim Burton?"), _rows(passages))
+    assert decision is not None and decision.short == "Ed Wood"
+    assert decision.evidence[0].value == "October 10, 1924"  # the man's birth, not the film's year
