@@ -65,7 +65,7 @@ class Form:
     kind: str  # "choice" (one option, by an order) | "which" (one option, by a property) | "same" | "both" (yes/no)
     options: tuple[str, str]
     order: str = ""  # choice: "earliest" | "latest" | "larger" | "smaller"
-    attribute: str = ""  # same: "country" | "year" | "type"
+    attribute: str = ""  # same: "country" | "year" | "decade" | "type"
     terms: tuple[str, ...] = ()  # both: the property's words (stemmed); choice: the question's other words
     end: bool = False  # the date asked is the end of a life or a span ("died first")
     via: str = ""  # the relation the compared value is reached through ("direct": "the film whose director ...")
@@ -145,7 +145,8 @@ _PERSON = r"[A-Z][\w'.-]*(?:\s+(?:de|van|von|da|di|del|der|le|la)?\s*[A-Z][\w'.-
 _AUX = r"(?:are|is|were|was|do|does|did|have|has|had|can|could|will|would)"
 _ATTRIBUTES = (
     ("country", r"nationality|nationalities|country|countries|citizenship|nation"),
-    ("year", r"year|decade"),
+    ("year", r"year"),
+    ("decade", r"decade"),
     ("type", r"type|kind|genre|profession|occupation|job|field|sport|category|form|line\s+of\s+work|career"),
 )
 _CONNECTORS = frozenset("of the de la le du von van der den da di del des for on in at & 's a an y".split())
@@ -738,10 +739,12 @@ def _attribute(attribute: str, ev: Evidence) -> set[str]:
 def _attribute_values(attribute: str, text: str, option: str) -> set[str]:
     if attribute == "country":
         return _countries(text, option)
-    if attribute == "year":
+    if attribute in ("year", "decade"):
         spans = [s for s in typed_spans(text, (), ("DATE",)) if date_bounds(s.text) and not mentions(s.text, option)]
         bounds = date_bounds(spans[0].text) if spans else None
-        return {str(bounds[0].year)} if bounds else set()
+        if bounds is None:
+            return set()
+        return {f"{bounds[0].year // 10}0s" if attribute == "decade" else str(bounds[0].year)}
     return _types(text, option)
 
 

@@ -381,3 +381,12 @@ def test_the_option_itself_is_read_not_a_namesake_titled_with_a_qualifier():
     decision = decide(comparison_form("Who was born first, Ed Wood or Tim Burton?"), _rows(passages))
     assert decision is not None and decision.short == "Ed Wood"
     assert decision.evidence[0].value == "October 10, 1924"  # the man's birth, not the film's year
+
+
+def test_the_same_decade_is_not_the_same_year():
+    rows = _rows(["(Foo Fighters)\nFoo Fighters were formed in 1994.", "(Nirvana)\nNirvana were formed in 1987."])
+    assert decide(comparison_form("Were Foo Fighters and Nirvana formed in the same year?"), rows).short == "No"
+    assert decide(comparison_form("Were Foo Fighters and Nirvana formed in the same decade?"), rows).short == "No"
+    close = _rows(["(Foo Fighters)\nFoo Fighters were formed in 1994.", "(Nirvana)\nNirvana were formed in 1991."])
+    assert decide(comparison_form("Were Foo Fighters and Nirvana formed in the same decade?"), close).short == "Yes"
+    assert decide(comparison_form("Were Foo Fighters and Nirvana formed in the same year?"), close).short == "No"
