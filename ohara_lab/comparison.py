@@ -65,7 +65,7 @@ class Form:
     kind: str  # "choice" (one option, by an order) | "which" (one option, by a property) | "same" | "both" (yes/no)
     options: tuple[str, str]
     order: str = ""  # choice: "earliest" | "latest" | "larger" | "smaller"
-    attribute: str = ""  # same: "country" | "year" | "decade" | "type"
+    attribute: str = ""  # same: "country" | "year" | "decade" | "type"; choice: "lifespan" ("lived longer")
     terms: tuple[str, ...] = ()  # both: the property's words (stemmed); choice: the question's other words
     end: bool = False  # the date asked is the end of a life or a span ("died first")
     via: str = ""  # the relation the compared value is reached through ("direct": "the film whose director ...")
@@ -118,6 +118,7 @@ _SMALLER = r"fewer|fewest|smaller|smallest|shorter|shortest|less|least|lower|low
 _ORDERS = (("earliest", _EARLIEST), ("latest", _LATEST), ("larger", _LARGER), ("smaller", _SMALLER))
 _END = re.compile(r"\b(?:died|die|dies|death|passed\s+away|ended|closed|dissolved|disbanded|demolished)\b", re.I)
 MAX_OPTION_WORDS = 10  # a longer "option" is a clause ("considering the report on ..."), not a name
+COUNT_REACH = 4  # words from the noun a bare number counts to the number ("population was estimated at 12,345")
 END_REACH = 40  # characters from "died" to its date ("died in Paris on 3 May 1901")
 MAX_PROPERTY_WORDS = 6  # "both"/"which" compare a property ("used for real estate"), not a narrative
 # the relation noun of a question -> the verb root of the sentence naming the related person
@@ -191,6 +192,10 @@ def comparison_form(question: str, titles: Sequence[str] = ()) -> Form | None:
         if re.search(r"\bboth\b", lower) and 0 < len(terms) <= MAX_PROPERTY_WORDS:
             return Form("both", options, terms=terms)
         return None
+    lived = re.search(r"\blived\s+(longer|shorter)\b", rest.lower())  # "Who lived longer, A or B?": lifespans
+    if lived:
+        order = "larger" if lived.group(1) == "longer" else "smaller"
+        return Form("choice", options, order=order, attribute="lifespan", terms=terms, via=via)
     for order, words in _ORDERS:
         if re.search(rf"\b(?:{words})\b", rest.lower()):
             return Form("choice", options, order=order, terms=terms, end=bool(_END.search(rest)), via=via)
@@ -213,6 +218,7 @@ def _or_options(body: str) -> tuple[str, str] | None:
     """ "..., A or B", "Between A and B, ...", "A or B, which ...", "... first A or B" (name runs)."""
     m = re.match(r"(?i)(?:between|of)\s+(.+?)\s+(?:and|or)\s+(.+?),\s*(?:which|who|whose|what)\b", body)
     m = m or re.match(r"(?i)(.+?)\s+or\s+(.+?),\s*(?:which|who|whose|what)\b", body)
+    m = m or re.search(r"(?i)\b(?:between|out\s+of|among)\s+(.+?)\s+and\s+(.+)$", body)  # "... first out of A and B"
     if m is None and "," in body:
         tail = body.rsplit(",", 1)[1] if re.search(r"\bor\b", body.rsplit(",", 1)[1]) else ""
         m = re.fullmatch(r"(?i)\s*(.+?)\s+or\s+(.+?)\s*", tail) if tail else None
@@ -480,6 +486,8 @@ def _both(form: Form, ev_a: list[Evidence], ev_b: list[Evidence]) -> Decision | 
 
 def _value(form: Form, text: str, option: str) -> str:
     """The value of the compared property `text` states for `option` ("" when none)."""
+    if form.attribute == "lifespan":
+        return _lifespan(text, option)
     if form.kind == "choice" and form.order in ("earliest", "latest"):
         return _date_value(form, text, option)
     if form.kind == "choice":
@@ -487,6 +495,18 @@ def _value(form: Form, text: str, option: str) -> str:
     if form.kind == "same":
         return ", ".join(sorted(_attribute_values(form.attribute, text, option)))
     return ""
+
+
+def _lifespan(text: str, option: str) -> str:
+    """Days between a life's two dates ("(16 February 1954 – 9 June 2013)" -> "21663 days"), "" without both."""
+    life = re.search(r"\(([^()]*?)\s*[–—-]\s*([^()]*?)\)", text)
+    if life is None:
+        return ""
+    ends = [typed_spans(part, (), ("DATE",)) for part in (life.group(1), life.group(2))]
+    bounds = [date_bounds(spans[0].text) if spans else None for spans in ends]
+    if bounds[0] is None or bounds[1] is None:
+        return ""
+    return f"{(bounds[1][0] - bounds[0][0]).days} days"
 
 
 def _date_value(form: Form, text: str, option: str) -> str:
@@ -517,7 +537,6 @@ _UNIT_FACTORS: dict[str, tuple[str, float]] = {
     "ft": ("length", 0.3048),
     "foot": ("length", 0.3048),
     "feet": ("length", 0.3048),
-    "in": ("length", 0.0254),
     "inch": ("length", 0.0254),
     "inches": ("length", 0.0254),
     "mi": ("length", 1609.344),
@@ -576,6 +595,13 @@ def _measure_value(form: Form, text: str, option: str) -> str:
         if not m.group("num") or re.fullmatch(r"1[0-9]\d\d|20\d\d", m.group("num")) and not m.group("unit"):
             continue
         measured = _measure(m.group(0))
+        named = _named_before(text[: m.start()], form.terms)
+        counted = measured is not None and measured[1].startswith("count:") and measured[1][6:] in form.terms
+        if named and not counted and (measured is None or measured[1].startswith("count:")):
+            found.append(
+                (m.start(), f"{m.group('num')} {named}")
+            )  # "a population of 12,345 at ..." -> "12,345 population"
+            continue
         if measured is None:
             continue
         family = measured[1]
@@ -588,6 +614,13 @@ def _measure_value(form: Form, text: str, option: str) -> str:
     if anchors:
         return min(found, key=lambda f: (min(abs(f[0] - a) for a in anchors), f[0]))[1]
     return found[0][1]
+
+
+def _named_before(before: str, terms: Sequence[str]) -> str:
+    """The question's word among the last `COUNT_REACH` words before a number ("population of", "population was
+    estimated at"), "" when none: the noun a bare number counts."""
+    words = [_root(w) for w in _TOKEN.findall(before.lower())][-COUNT_REACH:]
+    return next((w for w in reversed(words) if w in terms), "")
 
 
 # country -> its demonyms and other names (a value of "the same country/nationality"); a name that is also a

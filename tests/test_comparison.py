@@ -388,3 +388,24 @@ def test_the_same_decade_is_not_the_same_year():
     close = _rows(["(Foo Fighters)\nFoo Fighters were formed in 1994.", "(Nirvana)\nNirvana were formed in 1991."])
     assert decide(comparison_form("Were Foo Fighters and Nirvana formed in the same decade?"), close).short == "Yes"
     assert decide(comparison_form("Were Foo Fighters and Nirvana formed in the same year?"), close).short == "No"
+
+
+def test_counts_named_before_their_number_and_lifespans_compare():
+    rows = _rows(
+        [
+            "(Springfield)\nSpringfield is a city with a population of 12,345 at the 2010 census.",
+            "(Shelbyville)\nShelbyville had a population of 8,001 in 2010.",  # "8,001 in" is no length in inches
+        ]
+    )
+    assert decide(comparison_form("Which city has a larger population, Springfield or Shelbyville?"), rows).short == (
+        "Springfield"
+    )
+    lived = decide(comparison_form("Who lived longer, Iain Banks or Irwin Shaw?"), _rows([BANKS, SHAW]))
+    assert lived is not None and lived.short == "Irwin Shaw"  # 71 years against 59
+    assert (
+        decide(comparison_form("Who lived longer, Iain Banks or Scott Derrickson?"), _rows([BANKS, DERRICKSON])) is None
+    )
+    assert comparison_form("Who was born first out of Iain Banks and Irwin Shaw?").options == (
+        "Iain Banks",
+        "Irwin Shaw",
+    )
