@@ -22,9 +22,9 @@ born first, A or B?", "Are A and B from the same country?"). So this reader
 2. takes each option's evidence (`option_evidence`): the sentences about it (in a passage titled with it, or
    naming it, acronyms by their initials: "GPL" names "General Public License") that do not name the other
    option, the one holding the asked value first, then one in a passage titled with the option itself (not
-   "Ed Wood (film)" for Ed Wood), then the one naming the option as written, then the one
-   covering most of the question's words, then the lead sentence (a Wikipedia paragraph's first sentence
-   defines its subject);
+   "Ed Wood (film)" for Ed Wood), its lead sentence first (a Wikipedia paragraph's first sentence defines its
+   subject: "X (1954 – 2013) was ...", where a later one may date "his father"), then the one covering most of
+   the question's words, then the one naming the option as written;
 3. decides only from that evidence (`decide`): a choice when both values were found and are comparable (dates
    through `dates.date_bounds`, not overlapping; measures in one unit family); "same <attribute>" by the two
    value sets (country or nationality, year, type words of the defining "is a ..." phrase): shared -> yes,
@@ -360,7 +360,11 @@ def _ranked(form: Form, option: str, own: Sequence[Sentence], name: str = "") ->
         cover = len(set(form.terms) & {_root(t) for t in _tokens(s.text)})
         exact = re.search(rf"(?<!\w){re.escape(name or option)}(?!\w)", s.text, re.I) is not None  # as written
         plain = _tokens(s.title) == _tokens(name or option)  # "Ed Wood", not "Ed Wood (film)": the sense asked
-        ranked.append(((-bool(value), -plain, -exact, -cover, s.position, s.passage), Evidence(option, s, value)))
+        lead = (
+            plain and s.position == 0
+        )  # the sentence defining the subject ("X (1954 – 2013) was ..."), not "his father"
+        key = (-bool(value), -plain, -lead, -cover, -exact, s.position, s.passage)
+        ranked.append((key, Evidence(option, s, value)))
     ranked.sort(key=lambda r: r[0])
     return [e for _, e in ranked]
 

@@ -409,3 +409,10 @@ def test_counts_named_before_their_number_and_lifespans_compare():
         "Iain Banks",
         "Irwin Shaw",
     )
+
+
+def test_the_lead_sentence_dates_its_subject_not_a_later_sentence_on_someone_else():
+    banks = BANKS + " His father was born in 1920."
+    decision = decide(comparison_form("Who was born first, Iain Banks or Irwin Shaw?"), _rows([banks, SHAW]))
+    assert decision is not None and decision.short == "Irwin Shaw"
+    assert decision.evidence[0].value == "16 February 1954"
