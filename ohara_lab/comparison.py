@@ -152,6 +152,8 @@ _ATTRIBUTES = (
 )
 _CONNECTORS = frozenset("of the de la le du von van der den da di del des for on in at & 's a an y".split())
 _STOP = QUERY_STOPWORDS | QUESTION_WORDS | frozenset("both same either neither one between these two".split())
+# the predicate's light verbs: "located in Texas" is the property "Texas" ("Austin is the capital of Texas")
+_LIGHT = frozenset(_root(w) for w in "located situated based known considered used found called named".split())
 
 
 def comparison_form(question: str, titles: Sequence[str] = ()) -> Form | None:
@@ -189,8 +191,9 @@ def comparison_form(question: str, titles: Sequence[str] = ()) -> Form | None:
                 if re.fullmatch(words, same.group(1)) or re.search(rf"\bsame\s+(?:{words})\b", rest.lower()):
                     return Form("same", options, attribute=attribute, terms=terms, via=via)
             return None  # "the same neighbourhood": an attribute this reader has no values for
-        if re.search(r"\bboth\b", lower) and 0 < len(terms) <= MAX_PROPERTY_WORDS:
-            return Form("both", options, terms=terms)
+        prop = tuple(t for t in terms if t not in _LIGHT)
+        if re.search(r"\bboth\b", lower) and 0 < len(prop) <= MAX_PROPERTY_WORDS:
+            return Form("both", options, terms=prop)
         return None
     lived = re.search(r"\blived\s+(longer|shorter)\b", rest.lower())  # "Who lived longer, A or B?": lifespans
     if lived:
@@ -202,7 +205,7 @@ def comparison_form(question: str, titles: Sequence[str] = ()) -> Form | None:
     # "Which band is from England, Oasis or Blur?": the one of the two the property holds for (the category
     # word after "which" is common to both, so no evidence)
     head = re.match(r"(?:which|what)\s+(?:one\s+|of\s+(?:these|the\s+two)\s+)?(\w+)", lower)
-    prop = tuple(t for t in terms if not head or t != _root(head.group(1)))
+    prop = tuple(t for t in terms if t not in _LIGHT and (not head or t != _root(head.group(1))))
     return Form("which", options, terms=prop) if 0 < len(prop) <= MAX_PROPERTY_WORDS else None
 
 
