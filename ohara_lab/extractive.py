@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .answer_type import TypedSpan, expected_types, in_question, typed_spans
+from .comparison import Decision, Sentence, about, comparison_form, decide, option_evidence
 from .text import QUERY_STOPWORDS, QUESTION_WORDS, sentences, stem, tokenize
 
 MAX_SENTENCES = 3
@@ -67,7 +68,7 @@ TITLE_NAMES = True  # a passage's "(title)" line names the subject of each of it
 MENTION_LINKS = True  # a name an earlier pick's text holds links too, also inside a longer name ("... of Tulsa")
 WEAK_LINKS = True  # a one-word CONCEPT name (a group or language: "American") links nothing
 STOPWORDS = QUERY_STOPWORDS | QUESTION_WORDS
-_SOURCE_LINE = re.compile(r"^\s*\([^)\n]{1,200}\)\s*\n")
+_SOURCE_LINE = re.compile(r"^\s*\((?:[^()\n]|\([^()\n]*\)){1,200}\)\s*\n")  # "(Jaws (film))" too
 _NAME = re.compile(r"\b[A-Z][\w'.-]*(?:\s+(?:of|the|de|von|van|and|&)?\s*[A-Z][\w'.-]*)*")
 
 Entities = Sequence[tuple[str, str]]
@@ -346,20 +347,27 @@ def extractive_reply(
     sentences in reading order (passage, then position), each followed by its passage's marker.
     """
     chosen = select_sentences(question, passages, idf=idf, entities=entities)
+    compared = _compare(question, passages, chosen)
+    if compared is not None:
+        chosen, found = compared
+    else:
+        found = _short(question, chosen, entities)
     if not chosen:
         return (
             {"answer": "The passages do not answer this question.", "cited": [], "insufficient": True, "quotes": []},
             None,
             0,
         )
-    found = _short(question, chosen, entities)
     short, holder = (found[0], found[1].passage) if found else (None, 0)
     order = sorted(chosen, key=lambda c: (c.passage, c.position))
     want = expected_types(question).types
     q_stems = {stem(t) for t in _tokens(question)}
     shown = [_window(c.text, SHOWN_CHARS, _anchors(c, q_stems, want, entities, short)) for c in order]
     text = " ".join(f"{t} [{c.passage}]" for t, c in zip(shown, order))
-    if short is not None:
+    if short is not None and short.type == COMPARISON:
+        marks = "".join(f"[{p}]" for p in sorted({c.passage for c in chosen}))  # a comparison needs both sides
+        text = f"{short.text} {marks}. {text}"
+    elif short is not None:
         text = f"{short.text} [{holder}]. {text}"
     quotes = [{"passage": c.passage, "text": _clip(c.text, QUOTE_CHARS)} for c in order]
     return (
@@ -367,6 +375,51 @@ def extractive_reply(
         short,
         holder,
     )
+
+
+COMPARISON = "COMPARISON"  # the type of a short answer decided by `comparison` ("Yes", "No", one option)
+
+
+def _compare(
+    question: str, passages: Sequence[str], chosen: list[Chosen]
+) -> tuple[list[Chosen], tuple[TypedSpan, Chosen] | None] | None:
+    """For a comparison question (`comparison.comparison_form`), its sentences and short answer: with a decision,
+    the two options' supporting sentences and the decision; without one, the evidence selection's picks, each
+    option given its best sentence where no pick is about it (a comparison answer needs both sides; the
+    weakest picks make room, at most `MAX_SENTENCES`), and no short answer (a span of the expected type is no
+    answer to "which of the two"). None when the question compares nothing."""
+    rows = sentence_rows(passages)
+    form = comparison_form(question, sorted({r.title for r in rows if r.title}))
+    if form is None:
+        return None
+    decision: Decision | None = decide(form, rows)
+    if decision is not None:
+        shown = dict.fromkeys(s for e in decision.evidence for s in (e.via, e.sentence) if s is not None)
+        picks = [Chosen(s.passage, s.position, s.text, 0.0) for s in shown]  # the hop's sentence, then the value's
+        return picks, (TypedSpan(0, len(decision.short), decision.short, COMPARISON, "comparison"), picks[0])
+    titles = {(r.passage, r.position): r for r in rows}
+    picks = list(chosen)
+    for evidence in option_evidence(form, rows):
+        if not evidence or any(
+            about(titles.get((c.passage, c.position), Sentence(c.passage, c.position, c.text)), evidence[0].option)
+            for c in picks
+        ):
+            continue
+        best = evidence[0].via or evidence[0].sentence
+        if len(picks) >= MAX_SENTENCES:
+            picks.pop(min(range(len(picks)), key=lambda i: (picks[i].gain, -i)))
+        picks.append(Chosen(best.passage, best.position, best.text, 0.0))
+    return picks, None
+
+
+def sentence_rows(passages: Sequence[str]) -> list[Sentence]:
+    """Every sentence of every passage, with its passage's title (the "(title)" line, its qualifier kept)."""
+    rows = []
+    for n, passage in enumerate(passages, 1):
+        head = _SOURCE_LINE.match(passage)
+        title = head.group(0).strip()[1:-1].strip() if head else ""
+        rows += [Sentence(n, i, text, title) for i, text in enumerate(_sentences(passage_body(passage)))]
+    return rows
 
 
 def _anchors(

@@ -186,3 +186,10 @@ def test_an_abbreviated_month_does_not_end_the_sentence():
     reply, short, _ = extractive_reply(question, [passage], entities=entities)
     assert short is not None and short.text == "Dec. 10, 1817"
     assert "On Dec. 10, 1817, the western portion" in reply["answer"]
+
+
+def test_a_title_with_a_qualifier_is_the_title_line_not_prose():
+    from ohara_lab.extractive import passage_body
+
+    assert passage_body("(Jaws (film))\nJaws is a 1975 film.") == "Jaws is a 1975 film."
+    assert passage_body("(A Timeline)\nText.") == "Text."

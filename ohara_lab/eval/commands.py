@@ -119,6 +119,7 @@ def _answers(dataset: str, data_dir: Path | None, configs: str | None, limit: in
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         write_table(run.summary, out, "answer_metrics", title=f"Answer metrics ({run.provider}): {dataset}")
+        write_table(run.by_type, out, "answer_metrics_by_type", title=f"Answer metrics by question type: {dataset}")
         write_table(run.rows, out, "answers")
         (out / "answers.json").write_text(json.dumps(run.metrics(), indent=2, ensure_ascii=False) + "\n")
     if as_json:

@@ -141,10 +141,14 @@ class GenerationRun:
     notes: list[str] = field(default_factory=list)
 
     def metrics(self) -> dict[str, Any]:
-        """The answer metrics per config, the JSON contract of `ohara eval --answers`: {"configs": {name: {...}}}."""
+        """The answer metrics per config, the JSON contract of `ohara eval --answers`: {"configs": {name: {...}}},
+        and per config and question type (bridge / comparison, 2hop / 3hop ...): {"by_type": {name: {type: {...}}}}."""
         keys = ("n", *ANSWER_METRICS)
+        by_type: dict[str, dict[str, Any]] = {}
+        for r in self.by_type:
+            by_type.setdefault(r["config"], {})[str(r["question_type"])] = {k: r[k] for k in keys}
         return {"provider": self.provider, "judge": self.judge, "notes": self.notes,
-                "configs": {r["config"]: {k: r[k] for k in keys} for r in self.summary}}
+                "configs": {r["config"]: {k: r[k] for k in keys} for r in self.summary}, "by_type": by_type}
 
 
 ANSWER_METRICS = ("short_em", "short_f1", "answer_contains", "answer_words", "context_has_answer",

@@ -12,8 +12,10 @@
    adding most evidence for the question are quoted from the whole passages, each cited
    (`ohara_lab.extractive`: IDF over the atlas's full-text rows, the passages' stored
    entities, the expected answer type, the multi-hop bridge), after a short answer
-   (``Answer.short``) when one span of the expected type stands out. Should Gemini
-   fail, the offline answer is given and ``answered_by`` says so.
+   (``Answer.short``) when one span of the expected type stands out, or, for a comparison
+   question, when both options' evidence decides it (`ohara_lab.comparison`; an option no
+   Principal passage is about gets its best passage from the rest of the ranking,
+   `option_passages`). Should Gemini fail, the offline answer is given and ``answered_by`` says so.
 4. Citation markers that name no passage are removed from the text, and the others are
    renumbered [1], [2], ... in order of first use (a citation's ``passage`` keeps the
    passage number it had in the prompt); ``citations`` lists the passages the text
@@ -32,8 +34,9 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..comparison import about, comparison_form, option_evidence
 from ..errors import LLMError
-from ..extractive import extractive_reply, idf_from_counts
+from ..extractive import extractive_reply, idf_from_counts, sentence_rows
 from ..llm import offline_behaviours
 from ..llm.offline_builtin import answer as builtin_answer
 from ..llm.shared import provider_for
@@ -85,6 +88,7 @@ def answer(atlas: Atlas, question: str, *, mode: str = "standard", session_histo
     chosen = retrieval.tiers.principal[:MAX_PASSAGES]
     if not chosen:
         return Answer(question, insufficient_text(retrieval), [], retrieval, True, "abstained", mode)
+    chosen = chosen + option_passages(question, retrieval, chosen)
     data, short, by = _generate(atlas, atlas.settings.override(**overrides), question, retrieval, chosen)
     text, passages_cited = _resolve_markers(data["answer"], len(chosen))
     if not passages_cited and not data["insufficient"]:  # a reply listing its sources without marking them inline
@@ -122,6 +126,29 @@ def offline_answer(store: GraphStore, question: str, retrieval: Any,
     data, short, _ = extractive_reply(question, passages, idf=atlas_idf(store, evidence_words(question, entities)),
                                       entities=entities)
     return data, short.text if short else None
+
+
+OPTION_WINDOW = 50  # how far down the ranking an option's passage is looked for
+
+
+def option_passages(question: str, retrieval: Any, chosen: list[Any]) -> list[Any]:
+    """For a comparison question (`comparison.comparison_form`), a further result for each option no Principal
+    passage is about: the one, among the next `OPTION_WINDOW` results, whose sentence about that option is its
+    best evidence (`comparison.option_evidence`: stating the compared value first). A comparison answer needs
+    both sides; the passage is cited and verified like any other."""
+    titles = [view.document_title for view in retrieval.views.values() if view.document_title]
+    form = comparison_form(question, titles)
+    if form is None:
+        return []
+    have = {f.id for f in chosen}
+    rows = sentence_rows([_passage(retrieval, f.id) for f in chosen])
+    missing = [o for o in form.options if not any(about(r, o) for r in rows)]
+    if not missing:
+        return []
+    pool = [f for f in retrieval.results[:OPTION_WINDOW] if f.id not in have]
+    found = option_evidence(form, sentence_rows([_passage(retrieval, f.id) for f in pool]))
+    extra = [pool[ev[0].sentence.passage - 1] for o, ev in zip(form.options, found) if o in missing and ev]
+    return list({f.id: f for f in extra}.values())
 
 
 def evidence_words(question: str, entities: list[list[tuple[str, str]]]) -> str:

@@ -156,6 +156,9 @@ def test_answers_report_the_answer_metrics_per_config(tmp_path):
         assert m["answer_contains"] <= m["context_has_answer"]  # the answer reads only that context
         assert m["answer_words"] > 0 and 0.0 <= m["support_precision"] <= 1.0
     assert (tmp_path / "out" / "answers.json").exists() and (tmp_path / "out" / "answer_metrics.csv").exists()
+    # per question type too: its counts add up to the config's
+    assert sum(m["n"] for m in data["by_type"]["full"].values()) == data["configs"]["full"]["n"]
+    assert (tmp_path / "out" / "answer_metrics_by_type.csv").exists()
 
 
 @pytest.mark.skipif(not spacy_available(), reason="short answers read the entity types spaCy gives (the rule "
