@@ -249,6 +249,9 @@ class RetrievalSettings:
     ppr_seed_passages: int = _opt(1, "top first-pass passages whose entities seed the walk", bounds="[0, 100000]")
     ppr_first_pass_bm25: float = _opt(0.0, "share of BM25 in the walk's first pass: its candidates score "
                                             "(1 − β)·minmax(dense) + β·minmax(BM25) over both top lists (0 = dense only)", bounds="[0, 1]")
+    ppr_option_seeds: bool = _opt(True, "a comparison query (\"Who was born first, A or B?\") also seeds the walk "
+                                        "with the entities of each option's best first-pass passage, so the other "
+                                        "option's evidence is not drowned by the best passage's (false = best only)")
     long_document_bm25_weight: float = _opt(1.0, "BM25's fusion weight (at least) when one document holds "
                                                  "long_document_share of BM25's top 10 passages: a walk inside one "
                                                  "long document cannot bridge documents, exact terms decide (0 = off)",

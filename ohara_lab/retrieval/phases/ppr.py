@@ -8,7 +8,13 @@ PageRank with restart, Haveliwala, WWW 2002), with offline entities instead of a
 
 Seeds e: the entities the query names (w = 1) and the entities of the best first-pass
 passage (w = its normalised score, 1) — the offline stand-in for HippoRAG 2's
-query-to-triple match; spec(e) = 1 / |passages mentioning e|. Every first-pass
+query-to-triple match; spec(e) = 1 / |passages mentioning e|. For a comparison query
+(`comparison.comparison_form`: "Who was born first, A or B?", "Are A and B both ...?") the entities of
+each option's best first-pass passage seed it too (w = 1, `ppr_option_seeds`): its gold evidence is one
+passage per option (HotpotQA, Yang et al. 2018, §2; 2WikiMultiHopQA, Ho et al. 2020, §3), and seeded from
+the single best passage — about one option — the walk's mass follows that option and the other's
+passage drops out of the top. An option's best passage is the best candidate about it
+(`comparison.about`: titled with it or naming it), one not naming the other option first. Every
 candidate p (the dense top `ppr_candidates`, or BM25's when the atlas has no vectors; with
 `ppr_first_pass_bm25` = β > 0 the union of both, scored (1 − β)·n(dense) + β·n(BM25))
 gets the reset ρ·n(s_p), n = min–max over the candidates, ρ = `ppr_passage_reset`
@@ -22,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ...comparison import Sentence, about, comparison_form, mentions
 from ...ids import SECTIONS, in_collection
 from ...settings import Settings
 from ...store.protocol import GraphStore
@@ -77,6 +84,34 @@ def seeds(state: QueryState, graph: PassageGraph, candidates: dict[str, float], 
     return out
 
 
+def option_passages(state: QueryState, store: GraphStore, candidates: dict[str, float]) -> dict[str, str]:
+    """For a comparison query, option -> its best first-pass passage (see the module docstring); {} otherwise.
+
+    The form is read from the query alone first, so any other query costs no store read; the candidates'
+    titles then give the options their fuller names ("Pride and Prejudice" where the question split at "and")."""
+    if comparison_form(state.query.raw) is None:
+        return {}
+    ranked = [p for p, _ in sorted(candidates.items(), key=lambda kv: (-kv[1], kv[0]))]
+    nodes = store.get_nodes(ranked)
+    docs = store.get_nodes({d for n in nodes.values() if (d := n.get("document_id"))})
+    rows = [Sentence(0, 0, _text(nodes.get(p, {})), docs.get(nodes.get(p, {}).get("document_id", ""), {})
+                     .get("title", "")) for p in ranked]
+    form = comparison_form(state.query.raw, sorted({r.title for r in rows if r.title}))
+    if form is None:
+        return {}
+    out: dict[str, str] = {}
+    for option, other in (form.options, form.options[::-1]):
+        its = [p for p, r in zip(ranked, rows) if about(r, option)]
+        own = [p for p, r in zip(ranked, rows) if p in its and not mentions(r.text, other)]
+        if own or its:
+            out[option] = (own or its)[0]
+    return out
+
+
+def _text(node: dict[str, Any]) -> str:
+    return str(node.get("content") or node.get("markdown_representation") or node.get("title") or "")
+
+
 def personalized_pagerank(graph: PassageGraph, reset: np.ndarray, damping: float,
                           open_rows: np.ndarray | None = None) -> np.ndarray:
     """x = (1 − d)·r + d·Pᵀx by power iteration; `reset` sums to 1. Mass that reaches a closed row
@@ -111,6 +146,11 @@ def _matvec(t: Any, x: np.ndarray, out: np.ndarray) -> None:
 def ppr(state: QueryState, store: GraphStore, settings: Settings, graph: PassageGraph) -> list[Hit]:
     candidates, source = first_pass(state, settings)
     found = seeds(state, graph, candidates, settings)
+    options = option_passages(state, store, candidates) if settings.ppr_option_seeds and candidates else {}
+    for pid in options.values():  # each option's best passage seeds as the best passage does (w = 1)
+        for slug in graph.passage_entities.get(pid, []):
+            if slug not in found or found[slug][0] < 1.0:
+                found[slug] = (1.0, pid)
     if not found and not candidates:
         state.skipped["ppr"] = "no seed entities and no first-pass candidates"
         return []
@@ -143,8 +183,9 @@ def ppr(state: QueryState, store: GraphStore, settings: Settings, graph: Passage
     docs = {p: graph.passage_documents[p] for p, _ in top if p in graph.passage_documents}
     rest = [p for p, _ in top if p not in docs]  # candidates outside the graph
     docs.update({nid: row.get("document_id", "") for nid, row in store.get_nodes(rest).items()} if rest else {})
+    why: dict[str, Any] = {"seeded_from": "each option's best first-pass passage", "options": options} if options else {}
     return [Hit(pid, docs.get(pid, ""), "ppr", score,
-                {"mass": score, "resets_from": source, "seeds": via_seeds,
+                {"mass": score, "resets_from": source, "seeds": via_seeds, **why,
                  "linked_by": [e for e in graph.passage_entities.get(pid, []) if e in seed_set]})
             for pid, score in top]
 
