@@ -519,56 +519,35 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
                 c.execute(f"DELETE FROM edges WHERE from_id=? AND to_id=? AND relation='{RELATED_TO}'", (src, dst))
 
     def _refresh_entities(self, slugs: Iterable[str]) -> None:
-        """Derive mention_count and document_ids from MENTIONS; entities nobody mentions go.
-
-        Read for all slugs first (a query per 500), then written slug by slug: one slug's writes
-        touch only its own rows, so no read of another slug sees them."""
-        slugs = list(dict.fromkeys(slugs))
-        mentions: dict[str, list[str]] = {}
-        records: dict[str, str] = {}
-        for part in _chunks(slugs, 500):
-            marks = ",".join("?" * len(part))
-            for slug, doc_id in self.conn.execute(f"SELECT slug, document_id FROM node_entities WHERE slug IN ({marks})",
-                                                  part):
-                mentions.setdefault(slug, []).append(doc_id)
-            records.update(self.conn.execute(f"SELECT slug, data FROM entities WHERE slug IN ({marks})", part))
-        updates = []
+        """Derive mention_count and document_ids from MENTIONS; entities nobody mentions go."""
         for slug in slugs:
-            rows = mentions.get(slug)
+            rows = self.conn.execute("SELECT document_id FROM node_entities WHERE slug=?", (slug,)).fetchall()
             if not rows:
                 self.conn.execute("DELETE FROM entities WHERE slug=?", (slug,))
                 self.conn.execute("DELETE FROM entity_names WHERE slug=?", (slug,))
                 # Atlas-level edges of a removed entity (SYNONYM_OF) must not dangle.
                 self.conn.execute("DELETE FROM edges WHERE from_id=? OR to_id=?", (entity_id(slug),) * 2)
                 continue
-            if slug not in records:
+            docs = sorted({r[0] for r in rows})
+            row = self.conn.execute("SELECT data FROM entities WHERE slug=?", (slug,)).fetchone()
+            if row is None:
                 continue
-            ent = from_dict(Entity, json.loads(records[slug]))
-            ent.mention_count, ent.document_ids = len(rows), sorted(set(rows))
-            updates.append((len(rows), _dumps(fields_dict(ent)), slug))
-        self.conn.executemany("UPDATE entities SET mention_count=?, data=? WHERE slug=?", updates)
+            ent = from_dict(Entity, json.loads(row[0]))
+            ent.mention_count, ent.document_ids = len(rows), docs
+            self.conn.execute("UPDATE entities SET mention_count=?, data=? WHERE slug=?",
+                              (len(rows), _dumps(fields_dict(ent)), slug))
 
     def _refresh_indegree(self, ids: Iterable[str]) -> None:
-        """A document's SIMILAR_TO in-degree and the decay class it gives, rewritten where they changed
-        (read for all documents first, a query per 500: one document's update changes no other's count)."""
-        doc_ids = sorted({i for i in ids if in_collection(i, DOCUMENTS)})
-        rows: dict[str, tuple[str, str, int, str]] = {}
-        counts: dict[str, int] = {}
-        for part in _chunks(doc_ids, 500):
-            marks = ",".join("?" * len(part))
-            rows.update((r[0], tuple(r[1:])) for r in self.conn.execute(
-                f"SELECT id, decay_class, effective_decay_class, similar_to_indegree, data FROM documents"
-                f" WHERE id IN ({marks})", part))
-            counts.update(self.conn.execute(
-                f"SELECT to_id, COUNT(*) FROM edges WHERE to_id IN ({marks}) AND relation='{SIMILAR_TO}'"
-                f" GROUP BY to_id", part))
-        for doc_id in doc_ids:
-            if doc_id not in rows:
+        for doc_id in {i for i in ids if in_collection(i, DOCUMENTS)}:
+            row = self.conn.execute("SELECT decay_class, effective_decay_class, similar_to_indegree FROM documents"
+                                    " WHERE id=?", (doc_id,)).fetchone()
+            if row is None:
                 continue
-            decay, effective, indegree, data = rows[doc_id]
-            n = counts.get(doc_id, 0)
-            if (n, effective_decay_class(decay, n, self.evergreen_threshold)) == (indegree, effective):
+            n = self.conn.execute(f"SELECT COUNT(*) FROM edges WHERE to_id=? AND relation='{SIMILAR_TO}'",
+                                  (doc_id,)).fetchone()[0]
+            if (n, effective_decay_class(row[0], n, self.evergreen_threshold)) == (row[2], row[1]):
                 continue  # unchanged: the document's JSON need not be rewritten
+            data = self.conn.execute("SELECT data FROM documents WHERE id=?", (doc_id,)).fetchone()[0]
             doc = from_dict(Document, json.loads(data))
             doc.similar_to_indegree = n
             doc.effective_decay_class = effective_decay_class(doc.decay_class, n, self.evergreen_threshold)
@@ -970,19 +949,14 @@ class _LinkView:
         for doc_id, slug in shared:
             by_doc.setdefault(doc_id, []).append(slug)
         sizes = self._entity_counts(sorted(by_doc), excluded)
-        # Documents that cannot reach `min_jaccard` cannot link: no need to load and parse them.
-        wanted = [(doc_id, common) for doc_id, common in sorted(by_doc.items()) if not (
-            min_jaccard > 0 and jaccard(len(slugs), sizes.get(doc_id, 0), len(common)) < min_jaccard)]
-        docs = self._documents([doc_id for doc_id, _ in wanted])
-        return [Overlap(docs[doc_id], sizes.get(doc_id, 0), sorted(common)) for doc_id, common in wanted
-                if doc_id in docs]
-
-    def _documents(self, doc_ids: list[str]) -> dict[str, Document]:
-        """Documents by id, one query per 500."""
-        out: dict[str, Document] = {}
-        for part in _chunks(doc_ids, 500):
-            out.update((i, from_dict(Document, json.loads(data))) for i, data in self.store.conn.execute(
-                f"SELECT id, data FROM documents WHERE id IN ({','.join('?' * len(part))})", part))
+        out = []
+        for doc_id, common_slugs in sorted(by_doc.items()):
+            size = sizes.get(doc_id, 0)
+            if min_jaccard > 0 and jaccard(len(slugs), size, len(common_slugs)) < min_jaccard:
+                continue  # cannot link: no need to load and parse the document
+            doc = self.store.get_document(doc_id)
+            if doc is not None:
+                out.append(Overlap(doc, size, sorted(common_slugs)))
         return out
 
     def _entity_counts(self, doc_ids: list[str], excluded: list[str]) -> dict[str, int]:
