@@ -69,9 +69,12 @@ class EntityExtractor(Protocol):
     def extract(self, texts: list[str]) -> list[list[Mention]]:
         """Cleaned mentions for each text, in text order."""
 
-    def submit(self, texts: list[str]) -> Pending:
-        """`extract(texts)`, started now where the extractor can work beside this process (spaCy: a worker
-        process), else when its result is asked for."""
+
+def start_extraction(extractor: EntityExtractor, texts: list[str]) -> Pending:
+    """`extractor.extract(texts)`, started now if the extractor can work beside this process (its optional
+    `submit`; spaCy's runs on a worker process), else computed when the result is asked for."""
+    start = getattr(extractor, "submit", None)
+    return start(texts) if start is not None else Pending(lambda: extractor.extract(texts))
 
 
 class Pending:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..records import Mention
-from .extract import Pending
+from .extract import Pending, start_extraction
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +149,7 @@ class CachedExtractor:
             found = self.cache.get(self.key, hashes)
         except sqlite3.Error as exc:  # a damaged cache costs time, never the ingest
             log.warning("NER cache %s unreadable (%s); extracting without it", self.cache.path, exc)
-            return Pending(lambda: self.inner.extract(texts)) if extract else self.inner.submit(texts)
+            return Pending(lambda: self.inner.extract(texts)) if extract else start_extraction(self.inner, texts)
         todo = [i for i, h in enumerate(hashes) if h not in found]
         todo = list({hashes[i]: i for i in reversed(todo)}.values())[::-1]  # one extraction per distinct text
         todo_texts = [texts[i] for i in todo]
@@ -158,7 +158,7 @@ class CachedExtractor:
         elif extract is not None:
             extracted = Pending(lambda: extract(todo_texts))
         else:
-            extracted = self.inner.submit(todo_texts)
+            extracted = start_extraction(self.inner, todo_texts)
 
         def finish() -> list[list[Mention]]:
             new = dict(zip((hashes[i] for i in todo), extracted.result()))

@@ -9,11 +9,12 @@ batch is primed, and any text it did not cover is extracted then, as before.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from ..entities.extract import Pending
+from ..entities.extract import Pending, start_extraction
 from ..settings import Settings
 from .annotate import annotated_nodes, needs_extractor, needs_tagger, node_text
 from .embedding import embed_text, embeddable
@@ -65,7 +66,7 @@ class PrimedExtractor:
         self.memo = _Memo(extractor.extract)
 
     def submit(self, texts: list[str]) -> None:
-        self.memo.submit(texts, self.inner.submit)
+        self.memo.submit(texts, partial(start_extraction, self.inner))
 
     def extract(self, texts: list[str]) -> list[Any]:
         return self.memo(texts)

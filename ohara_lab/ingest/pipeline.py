@@ -191,7 +191,9 @@ class Ingestor:
 
         Same result as `ingest_text` one by one; for corpora of many small
         documents it is several times faster, because NER and the embedder see
-        whole batches instead of one short document at a time.
+        whole batches instead of one short document at a time. With
+        `OHARA_NER_AHEAD` the next batch is structured and its NER started on a
+        worker process while this one is tagged and written (`_start_ahead`).
         """
         from tqdm.auto import tqdm  # noqa: PLC0415
 

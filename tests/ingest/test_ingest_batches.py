@@ -87,3 +87,27 @@ def test_a_script_without_a_main_guard_is_not_run_again_by_the_ner_worker(tmp_pa
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, check=True)
     assert runs.read_text() == "run\n"
     assert out.stdout.split("\n")[0] == f"{['ingested'] * len(DOCS)} False"
+
+
+def test_an_extractor_without_submit_still_works_ahead(tmp_path):
+    # `submit` is optional: an extractor with `extract` only (a plug-in, a test double) is asked when the
+    # batch is primed, as before.
+    from ohara_lab.entities.ner_cache import CachedExtractor
+
+    with Atlas.open(tmp_path / "a", **OFFLINE, ner="rules", ner_ahead=True) as a:
+        cached = a.ingestor.extractor
+        assert isinstance(cached, CachedExtractor)
+        rules, asked = cached.inner, []
+
+        class ExtractOnly:
+            name = rules.name
+
+            def extract(self, texts):  # type: ignore[no-untyped-def]
+                asked.append(len(texts))
+                return rules.extract(texts)
+
+        cached.inner = ExtractOnly()
+        report = a.ingest_texts([TextItem(text, title, f"t:{title}") for title, text in DOCS], batch_size=2,
+                                progress=False)
+    assert [o.status for o in report.outcomes] == ["ingested"] * len(DOCS)
+    assert sum(asked) == len(DOCS)  # every text once
