@@ -156,6 +156,8 @@ class IngestSettings:
     max_pdf_pages: int = _opt(10000, "refuse PDFs with more pages than this", bounds="[1, 100000000]")
     ner_max_chars: int = _opt(10000, "entity extraction reads longer paragraphs in pieces of at most this many characters", bounds="[1, 100000000]")
     ner_processes: int = _opt(1, "worker processes for spaCy NER at ingest (same entities; pays only on idle cores)", bounds="[1, 256]")
+    ner_ahead: bool = _opt(True, "batched ingest starts spaCy NER of the next batch on a worker process while it "
+                           "tags and writes this one (same entities)")
     ner_cache_entries: int = _opt(200_000, "paragraph texts whose mentions <atlas>/ner_cache.db keeps, so re-ingest "
                                   "skips NER (least recently used dropped; 0 = no cache)", bounds="[0, 100000000]")
 

@@ -274,6 +274,49 @@ def test_kill_in_a_write_group_loses_only_the_open_group_and_resume_equals_a_cle
     assert _rows(atlas) == reference
 
 
+_TEXTS_SCRIPT = """
+import sys
+from ohara_lab import Atlas
+cities = ["London", "Paris", "Berlin", "Madrid", "Rome", "Vienna", "Prague", "Lisbon"]
+items = [dict(text=f"Note {i}: Ada Lovelace met Charles Babbage in {cities[i % 8]} in {1830 + i % 20} about the"
+              f" Analytical Engine, page {i}.", title=f"Note {i}", source_id=f"note:{i}") for i in range(160)]
+with Atlas.open(sys.argv[1], embedder="none", embed_paragraphs=False, llm="offline", reference_date="2026-11-29",
+                write_group_docs=16, write_group_s=3600, ner_ahead=True) as atlas:
+    atlas.ingest_texts(items, batch_size=16, progress=False)
+"""
+
+
+@pytest.mark.slow
+def test_kill_during_ingest_texts_with_ner_ahead_loses_only_the_open_group_and_resume_equals_a_clean_run(
+        tmp_path: Path) -> None:
+    """Issue 30: the same guarantee with `ingest_texts` and the next batch's NER on the worker process
+    (killed with its parent: it reads end of input and exits)."""
+    def run(atlas: Path) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-c", _TEXTS_SCRIPT, str(atlas)], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, env=ENV)
+
+    clean, atlas = tmp_path / "clean", tmp_path / "killed"
+    assert run(clean).wait(timeout=600) == 0
+    reference = _rows(clean)
+    assert _committed(clean) == 160
+    partial_groups = []
+    for threshold in (16, 48, 96):
+        proc = run(atlas)
+        deadline = time.monotonic() + 300
+        while _committed(atlas) < threshold and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        assert ohara("check", "--atlas", str(atlas)).returncode == 0
+        done = _committed(atlas)
+        assert done % 16 == 0, f"{done} documents: a group was committed in part"
+        if threshold <= done < 160:
+            partial_groups.append(done)
+    assert partial_groups, "no kill fell mid-ingest after a committed group: nothing above tested a group"
+    assert run(atlas).wait(timeout=600) == 0
+    assert _rows(atlas) == reference
+
+
 @pytest.mark.slow
 def test_two_processes_ingesting_at_once_both_finish(tmp_path, samples_atlas_dir):
     src = _many_files(tmp_path)

@@ -20,7 +20,7 @@ OntoNotes label -> ohara type (`SPACY_LABEL_TYPES`):
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any, Protocol, runtime_checkable
 
@@ -68,6 +68,26 @@ class EntityExtractor(Protocol):
 
     def extract(self, texts: list[str]) -> list[list[Mention]]:
         """Cleaned mentions for each text, in text order."""
+
+
+def start_extraction(extractor: EntityExtractor, texts: list[str]) -> Pending:
+    """`extractor.extract(texts)`, started now if the extractor can work beside this process (its optional
+    `submit`; spaCy's runs on a worker process), else computed when the result is asked for."""
+    start = getattr(extractor, "submit", None)
+    return start(texts) if start is not None else Pending(lambda: extractor.extract(texts))
+
+
+class Pending:
+    """An extraction under way: `result()` waits for it (once) and gives `extract`'s answer."""
+
+    def __init__(self, compute: Callable[[], list[list[Mention]]]):
+        self._compute: Callable[[], list[list[Mention]]] | None = compute
+        self._result: list[list[Mention]] = []
+
+    def result(self) -> list[list[Mention]]:
+        if self._compute is not None:
+            self._result, self._compute = self._compute(), None
+        return self._result
 
 
 # --------------------------------------------------------------------------- shared helpers
@@ -233,24 +253,34 @@ class SpacyExtractor:
         self.processes = max(1, processes)
 
     def extract(self, texts: list[str]) -> list[list[Mention]]:
-        owners: list[int] = []  # which text each piece came from
+        owners, batches = self._batched(texts)
+        if self.processes > 1 and len(batches) > 1:
+            from .ner_pool import run_batches  # noqa: PLC0415
+
+            found = run_batches(self.processes, _load_spacy, _batch_mentions, batches)
+        else:
+            found = [_batch_mentions(batch) for batch in batches]
+        return _assemble(len(texts), owners, found)
+
+    def submit(self, texts: list[str]) -> Pending:
+        """`extract(texts)` started on the NER worker process (`ner_worker`) while this process goes on
+        with other work; the same batches, so the same mentions."""
+        from . import ner_worker  # noqa: PLC0415
+
+        owners, batches = self._batched(texts)
+        results = ner_worker.submit(batches, _batch_mentions)
+        return Pending(lambda: _assemble(len(texts), owners, results()))
+
+    def _batched(self, texts: list[str]) -> tuple[list[int], list[list[str]]]:
+        """Which text each piece of plain text came from, and the pieces in `nlp.pipe` batches."""
+        owners: list[int] = []
         plains: list[str] = []
         for i, t in enumerate(texts):
             for piece in pieces(plain_text(t), self.max_chars):
                 owners.append(i)
                 plains.append(piece)
-        raw: list[list[Mention]] = [[] for _ in texts]
-        batches = [plains[lo:hi] for lo, hi in _batches([len(p) for p in plains], self._most(len(plains)),
-                                                         SPACY_BATCH_CHARS)]
-        if self.processes > 1 and len(batches) > 1:
-            from .ner_pool import run_batches  # noqa: PLC0415
-
-            found = [m for batch in run_batches(self.processes, _load_spacy, _batch_mentions, batches) for m in batch]
-        else:
-            found = [m for batch in batches for m in _batch_mentions(batch)]
-        for i, mentions in zip(owners, found):
-            raw[i] += mentions
-        return [clean_mentions(found, repair=False) for found in raw]
+        return owners, [plains[lo:hi] for lo, hi in _batches([len(p) for p in plains], self._most(len(plains)),
+                                                              SPACY_BATCH_CHARS)]
 
     def _most(self, n: int) -> int:
         """Texts per batch: `batch_size`, or with workers an even share of the `n` texts so each worker
@@ -428,6 +458,10 @@ class RuleExtractor:
         return [clean_mentions([m for piece in pieces(plain_text(t), self.max_chars) for m in self._one(piece)],
                                repair=False) for t in texts]
 
+    def submit(self, texts: list[str]) -> Pending:
+        """Rules run in this process anyway: when the result is asked for."""
+        return Pending(lambda: self.extract(texts))
+
     def _one(self, text: str) -> list[Mention]:
         """Mentions in one piece of plain text, before cleaning."""
         spans = _Spans(len(text))
@@ -514,6 +548,14 @@ class RuleExtractor:
             # The token before the run (a title such as "Dr." is short; a window will do).
             before = text[max(s0, rs - _TITLE_WINDOW):rs].split()
             spans.claim(rs, re_, _run_type([r[2] for r in run], before[-1] if before else None), aliases)
+
+
+def _assemble(n: int, owners: list[int], batches: list[list[list[Mention]]]) -> list[list[Mention]]:
+    """The cleaned mentions of each of `n` texts from its pieces' raw mentions (`owners[i]`: piece i's text)."""
+    raw: list[list[Mention]] = [[] for _ in range(n)]
+    for i, mentions in zip(owners, (m for batch in batches for m in batch)):
+        raw[i] += mentions
+    return [clean_mentions(found, repair=False) for found in raw]
 
 
 def _batch_mentions(texts: Sequence[str]) -> list[list[Mention]]:

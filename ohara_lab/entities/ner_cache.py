@@ -25,10 +25,12 @@ import json
 import logging
 import os
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..records import Mention
+from .extract import Pending, start_extraction
 
 log = logging.getLogger(__name__)
 
@@ -136,20 +138,37 @@ class CachedExtractor:
         self.name = extractor.name  # the atlas records the extractor, not the cache in front of it
 
     def extract(self, texts: list[str]) -> list[list[Mention]]:
+        return self.submit(texts, self.inner.extract).result()
+
+    def submit(self, texts: list[str],
+               extract: Callable[[list[str]], list[list[Mention]]] | None = None) -> Pending:
+        """The cached texts read now, the others handed to the extractor's `submit` (or `extract`); the
+        new rows are stored when the result is asked for."""
         hashes = [_hash(t) for t in texts]
         try:
             found = self.cache.get(self.key, hashes)
         except sqlite3.Error as exc:  # a damaged cache costs time, never the ingest
             log.warning("NER cache %s unreadable (%s); extracting without it", self.cache.path, exc)
-            return self.inner.extract(texts)
+            return Pending(lambda: self.inner.extract(texts)) if extract else start_extraction(self.inner, texts)
         todo = [i for i, h in enumerate(hashes) if h not in found]
         todo = list({hashes[i]: i for i in reversed(todo)}.values())[::-1]  # one extraction per distinct text
-        new = dict(zip((hashes[i] for i in todo), self.inner.extract([texts[i] for i in todo]))) if todo else {}
-        try:
-            self.cache.put(self.key, new, [h for h in hashes if h in found], len(texts) - len(todo), len(todo))
-        except sqlite3.Error as exc:
-            log.warning("NER cache %s not written (%s)", self.cache.path, exc)
-        return [found[h] if h in found else new[h] for h in hashes]
+        todo_texts = [texts[i] for i in todo]
+        if not todo:
+            extracted = Pending(list)
+        elif extract is not None:
+            extracted = Pending(lambda: extract(todo_texts))
+        else:
+            extracted = start_extraction(self.inner, todo_texts)
+
+        def finish() -> list[list[Mention]]:
+            new = dict(zip((hashes[i] for i in todo), extracted.result()))
+            try:
+                self.cache.put(self.key, new, [h for h in hashes if h in found], len(texts) - len(todo), len(todo))
+            except sqlite3.Error as exc:
+                log.warning("NER cache %s not written (%s)", self.cache.path, exc)
+            return [found[h] if h in found else new[h] for h in hashes]
+
+        return Pending(finish)
 
     def close(self) -> None:
         self.cache.close()

@@ -191,7 +191,9 @@ class Ingestor:
 
         Same result as `ingest_text` one by one; for corpora of many small
         documents it is several times faster, because NER and the embedder see
-        whole batches instead of one short document at a time.
+        whole batches instead of one short document at a time. With
+        `OHARA_NER_AHEAD` the next batch is structured and its NER started on a
+        worker process while this one is tagged and written (`_start_ahead`).
         """
         from tqdm.auto import tqdm  # noqa: PLC0415
 
@@ -200,12 +202,18 @@ class Ingestor:
         items = list(items)
         report = IngestReport()
         bar = tqdm(total=len(items), desc="ingest", unit="doc", disable=not progress)
+        batches = [items[start:start + batch_size] for start in range(0, len(items), batch_size)]
+        res, ahead = primed_resources(self, self.settings), _Ahead()
         try:
             with self._write_group(report, on_outcome) as group:
-                for start in range(0, len(items), batch_size):
-                    batch = items[start:start + batch_size]
+                for k, batch in enumerate(batches):
                     group.commit()  # never hold the lock while a batch is structured and run through the models
-                    self._ingest_batch(batch, force, primed_resources(self, self.settings), group)
+                    staged = self._stage_batch(batch, force, ahead)
+                    nxt, ahead = primed_resources(self, self.settings), _Ahead()
+                    if self.settings.ner_ahead and k + 1 < len(batches):
+                        ahead = self._start_ahead(batches[k + 1], force, nxt)
+                    self._finish_batch(batch, staged, res, group)
+                    res = nxt
                     bar.update(len(batch))
         except DiskFullError as e:
             raise stopped_by_full_disk(e, report) from None
@@ -213,31 +221,53 @@ class Ingestor:
             bar.close()
         return report
 
-    def _ingest_batch(self, batch: list[TextItem], force: bool, res: PrimedResources, group: WriteGroup) -> None:
-        """Plan and structure every item, run the models once over the batch, then finish and write each,
-        passing the outcomes to `group` in the batch's order as they come."""
-        outcomes: dict[int, FileOutcome] = {}
-        staged: dict[int, _Staged] = {}
+    def _stage_batch(self, batch: list[TextItem], force: bool, ahead: _Ahead) -> dict[int, FileOutcome | _Staged]:
+        """Plan every item against the atlas as it is now and structure those to write (reusing what
+        `ahead` structured already)."""
+        out: dict[int, FileOutcome | _Staged] = {}
         for i, item in enumerate(batch):
-            timer = Timer()
-            got = guarded(item.source_id, timer, partial(self._stage_text, item, force, timer))
-            if isinstance(got, FileOutcome):
-                outcomes[i] = got
-            else:
-                staged[i] = got
-        res.prime([s.prepared.structure for s in staged.values()])
-        for i in range(len(batch)):
-            if i in staged:
-                s = staged[i]
-                outcomes[i] = guarded(s.item.source_id, s.timer, partial(self._finish_text, s, res))
-            group.add(outcomes[i])
+            timer, prepared = ahead.prepared.get(i, (Timer(), None))
+            out[i] = guarded(item.source_id, timer, partial(self._stage_text, item, force, timer, prepared))
+        return out
 
-    def _stage_text(self, item: TextItem, force: bool, timer: Timer) -> FileOutcome | _Staged:
+    def _start_ahead(self, batch: list[TextItem], force: bool, res: PrimedResources) -> _Ahead:
+        """Structure the next batch and start its NER (`OHARA_NER_AHEAD`) while this one is written.
+
+        The plan here is only a guess (the batch being written may change it), so it only spares the
+        work of items already in the atlas; `_stage_batch` plans again, and any text NER was not started
+        for is extracted when the batch is primed. A structuring that fails is redone there, to fail
+        with its outcome."""
+        ahead = _Ahead()
+        for i, item in enumerate(batch):
+            timer, file_hash = Timer(), _text_hash(item)
+            if self.plan(file_hash, item.source_id, force).status == "skipped":
+                continue
+            try:
+                ahead.prepared[i] = (timer, self._prepare(_parsed(item), file_hash, timer))
+            except Exception:  # noqa: BLE001 - redone, and reported, when the batch is staged
+                continue
+        res.submit([p.structure for _, p in ahead.prepared.values()])
+        return ahead
+
+    def _finish_batch(self, batch: list[TextItem], staged: dict[int, FileOutcome | _Staged], res: PrimedResources,
+                      group: WriteGroup) -> None:
+        """Run the models once over the batch, then finish and write each item, passing the outcomes to
+        `group` in the batch's order as they come."""
+        ready = {i: s for i, s in staged.items() if isinstance(s, _Staged)}
+        res.prime([s.prepared.structure for s in ready.values()])
+        for i in range(len(batch)):
+            got = staged[i]
+            if isinstance(got, _Staged):
+                got = guarded(got.item.source_id, got.timer, partial(self._finish_text, got, res))
+            group.add(got)
+
+    def _stage_text(self, item: TextItem, force: bool, timer: Timer, prepared: Prepared | None = None
+                    ) -> FileOutcome | _Staged:
         file_hash = _text_hash(item)
         plan = self.plan(file_hash, item.source_id, force)
         if plan.status == "skipped":
             return skipped(item.source_id, plan)
-        return _Staged(item, plan, self._prepare(_parsed(item), file_hash, timer), timer)
+        return _Staged(item, plan, prepared or self._prepare(_parsed(item), file_hash, timer), timer)
 
     def _finish_text(self, s: _Staged, res: Resources) -> FileOutcome:
         graph = self._complete(s.prepared, s.item.source_id, _text_size(s.item), s.timer, res)
@@ -283,6 +313,13 @@ class Ingestor:
         with timer.stage("embed"):
             embed_graph(graph, res.embedder)
         return graph
+
+
+@dataclass
+class _Ahead:
+    """The next batch, structured early: item index -> (its timer, its structure)."""
+
+    prepared: dict[int, tuple[Timer, Prepared]] = field(default_factory=dict)
 
 
 @dataclass

@@ -254,3 +254,37 @@ def test_one_ingest_batch_is_shared_among_the_workers() -> None:
     assert 2 in ner_pool._POOLS
     assert ex.SpacyExtractor()._most(len(texts)) == ex.SPACY_BATCH_SIZE  # no workers: one batch as before
     ner_pool.shutdown()
+
+
+# --------------------------------------------------------------------------- issue 30: NER one batch ahead
+
+
+@needs_spacy
+def test_a_submitted_batch_on_the_worker_finds_the_same_mentions() -> None:
+    from ohara_lab.entities import ner_worker
+
+    texts = [s.replace("2008", str(1990 + i)) for i in range(4) for s in SENTENCES]
+    here = ex.SpacyExtractor().extract(texts)
+    pending = ex.SpacyExtractor().submit(texts)
+    assert ner_worker._WORKER is not None and not ner_worker._BROKEN  # it went to the worker process
+    assert pending.result() == here
+    assert pending.result() == here  # asked again: the same answer, not a second round trip
+
+
+@needs_spacy
+def test_a_worker_that_dies_leaves_the_batch_to_this_process_with_the_same_mentions() -> None:
+    from ohara_lab.entities import ner_worker
+
+    texts = list(SENTENCES)
+    here = ex.SpacyExtractor().extract(texts)
+    ner_worker.shutdown()
+    worker = ner_worker._worker()
+    assert worker is not None
+    worker.proc.kill()
+    worker.proc.wait()
+    try:
+        assert ex.SpacyExtractor().submit(texts).result() == here
+        assert ner_worker._BROKEN and ner_worker._WORKER is None  # not started again for every batch
+        assert ex.SpacyExtractor().submit(texts).result() == here
+    finally:
+        ner_worker._BROKEN = False

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -44,3 +45,69 @@ def test_batched_ingest_equals_one_by_one(tmp_path, embedder):
             assert ids == vec_one[0] and matrix == pytest.approx(vec_one[1], abs=1e-5)
         again = a.ingest_texts([{"text": t, "title": ti, "source_id": f"t:{ti}"} for ti, t in DOCS], progress=False)
         assert {o.status for o in again.outcomes} == {"skipped"}
+
+
+def test_ner_one_batch_ahead_builds_the_same_atlas(tmp_path):
+    # Batches of two, so NER of every batch but the first is started while the one before is written;
+    # the last item repeats the first (same source and text): planned "ingest" before the first batch
+    # is written, it must still be skipped as it is without NER ahead.
+    from tests.support import table_dump
+
+    items = [TextItem(text, title, f"t:{title}") for title, text in DOCS] + [TextItem(DOCS[0][1], DOCS[0][0],
+                                                                                     f"t:{DOCS[0][0]}")]
+    dumps, statuses = [], []
+    for ahead in (False, True):
+        with Atlas.open(tmp_path / f"ahead-{ahead}", **OFFLINE, ner_ahead=ahead) as a:
+            statuses.append([o.status for o in a.ingest_texts(items, batch_size=2, progress=False).outcomes])
+        dump = table_dump(tmp_path / f"ahead-{ahead}" / "atlas.db", skip_meta=frozenset({"created_at"}))
+        dumps.append(re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", "<time>", repr(dump)))  # upload, first seen
+    assert statuses[0] == statuses[1] == ["ingested"] * len(DOCS) + ["skipped"]
+    assert dumps[0] == dumps[1]
+
+
+def test_a_script_without_a_main_guard_is_not_run_again_by_the_ner_worker(tmp_path):
+    # A multiprocessing child re-imports the parent's main script; the NER worker is a module entry point,
+    # so this script (which would remove its atlas and ingest again if re-run) runs exactly once.
+    import subprocess
+    import sys
+
+    script = tmp_path / "unguarded.py"
+    runs = tmp_path / "runs.txt"
+    script.write_text(
+        "import shutil\n"
+        "from ohara_lab import Atlas\n"
+        "from ohara_lab.entities import ner_worker\n"
+        f"open({str(runs)!r}, 'a').write('run\\n')\n"
+        f"shutil.rmtree({str(tmp_path / 'atlas')!r}, ignore_errors=True)\n"
+        f"with Atlas.open({str(tmp_path / 'atlas')!r}, embedder='none', embed_paragraphs=False, llm='offline',"
+        " reference_date='2026-11-29', ner_ahead=True) as a:\n"
+        f"    items = [dict(text=t, title=ti, source_id='t:' + ti) for ti, t in {DOCS!r}]\n"
+        "    report = a.ingest_texts(items, batch_size=2, progress=False)\n"
+        "print([o.status for o in report.outcomes], ner_worker._BROKEN)\n")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, check=True)
+    assert runs.read_text() == "run\n"
+    assert out.stdout.split("\n")[0] == f"{['ingested'] * len(DOCS)} False"
+
+
+def test_an_extractor_without_submit_still_works_ahead(tmp_path):
+    # `submit` is optional: an extractor with `extract` only (a plug-in, a test double) is asked when the
+    # batch is primed, as before.
+    from ohara_lab.entities.ner_cache import CachedExtractor
+
+    with Atlas.open(tmp_path / "a", **OFFLINE, ner="rules", ner_ahead=True) as a:
+        cached = a.ingestor.extractor
+        assert isinstance(cached, CachedExtractor)
+        rules, asked = cached.inner, []
+
+        class ExtractOnly:
+            name = rules.name
+
+            def extract(self, texts):  # type: ignore[no-untyped-def]
+                asked.append(len(texts))
+                return rules.extract(texts)
+
+        cached.inner = ExtractOnly()
+        report = a.ingest_texts([TextItem(text, title, f"t:{title}") for title, text in DOCS], batch_size=2,
+                                progress=False)
+    assert [o.status for o in report.outcomes] == ["ingested"] * len(DOCS)
+    assert sum(asked) == len(DOCS)  # every text once
