@@ -87,6 +87,32 @@ def compare_cache(atlas: Atlas, dataset, repeat: int) -> None:
               f" {pct(on_, 95):.2f} |")
 
 
+def compare_encode_ahead(atlas: Atlas, dataset, repeat: int) -> None:
+    """The full engine with the query embedded ahead on a worker thread and inline, alternating per question."""
+    from ohara_lab.retrieval.engine import Engine  # noqa: PLC0415
+
+    engine, ahead = atlas.engine, Engine._encode_ahead
+    lat: dict[bool, list[float]] = {True: [], False: []}
+    same = True
+    try:
+        for _ in range(repeat):
+            for i, q in enumerate(dataset.queries):
+                ranked = {}
+                for on in (True, False) if i % 2 else (False, True):
+                    engine._encode_ahead = ahead.__get__(engine) if on else (lambda state: None)
+                    engine.clear_query_cache()
+                    t0 = time.perf_counter()
+                    result = engine.query(q.text, **CONFIGS["full"].overrides)
+                    lat[on].append((time.perf_counter() - t0) * 1000)
+                    ranked[on] = [(f.id, f.score) for f in result.fused]
+                same &= ranked[True] == ranked[False]
+    finally:
+        del engine._encode_ahead
+    on, off = statistics.median(lat[True]), statistics.median(lat[False])
+    print(f"full engine p50: query embedded ahead {on:.2f} ms, inline {off:.2f} ms ({off - on:+.2f} ms saved); "
+          f"rankings identical: {same}; load {os.getloadavg()[0]:.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--shared", default="../shared", type=Path)
@@ -98,6 +124,8 @@ def main() -> None:
     ap.add_argument("--baseline-no-cache", action="store_true",
                     help="only: full and bm25_only with the store's node cache off and on, interleaved in one run "
                          "(results compared: to_dict() minus timings)")
+    ap.add_argument("--encode-ahead-ab", action="store_true",
+                    help="only: the full engine with the query embedded ahead and inline, alternating per question")
     args = ap.parse_args()
     dataset = load_dataset(args.dataset, args.shared / "datasets")
     settings = {"embedder": args.embedder, "llm": "offline", "reference_date": "2026-11-29"}
@@ -109,6 +137,9 @@ def main() -> None:
         atlas.query("warm up the embedder and caches")
         if args.baseline_no_cache:
             compare_cache(atlas, dataset, args.repeat)
+            return
+        if args.encode_ahead_ab:
+            compare_encode_ahead(atlas, dataset, max(args.repeat, 2))
             return
         from ohara_lab.retrieval.graph import build_passage_graph  # noqa: PLC0415
         from ohara_lab.retrieval.phases.ppr import describe  # noqa: PLC0415
