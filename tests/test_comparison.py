@@ -223,6 +223,20 @@ def test_a_version_number_is_one_word():
     assert not mentions("The GNU Lesser General Public License version 2.1 was published in 1999.", "LGPL version 2")
 
 
+def _ohara_answer(question: str, atlas: Path, cwd: Path) -> dict:
+    """`ohara answer QUESTION --json` on `atlas` in a child process, offline; its parsed reply."""
+    done = subprocess.run(
+        [sys.executable, "-m", "ohara_lab.cli", "answer", question, "--atlas", str(atlas), "--json"],
+        cwd=cwd,
+        env={**offline_env(), "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
 @pytest.mark.parametrize(
     ("question", "short", "holds"),
     [
@@ -241,16 +255,7 @@ def test_a_version_number_is_one_word():
     ],
 )
 def test_ohara_answer_decides_a_comparison_on_the_demo_corpus(samples_atlas_dir, tmp_path, question, short, holds):
-    done = subprocess.run(
-        [sys.executable, "-m", "ohara_lab.cli", "answer", question, "--atlas", str(samples_atlas_dir), "--json"],
-        cwd=tmp_path,
-        env={**offline_env(), "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    reply = json.loads(done.stdout)
+    reply = _ohara_answer(question, samples_atlas_dir, tmp_path)
     assert reply["short"] == short
     assert reply["answer"].startswith(f"{short} [1]")  # the decision first, cited
     assert holds in reply["answer"]  # ... then the sentence stating the winning date
@@ -259,16 +264,7 @@ def test_ohara_answer_decides_a_comparison_on_the_demo_corpus(samples_atlas_dir,
 
 def test_ohara_answer_gives_no_short_answer_where_the_corpus_holds_no_values(samples_atlas_dir, tmp_path):
     question = "Which is taller, the GNU General Public License version 2 or the Apache License version 2.0?"
-    done = subprocess.run(
-        [sys.executable, "-m", "ohara_lab.cli", "answer", question, "--atlas", str(samples_atlas_dir), "--json"],
-        cwd=tmp_path,
-        env={**offline_env(), "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["short"] is None
+    assert _ohara_answer(question, samples_atlas_dir, tmp_path)["short"] is None
 
 
 FILMS = [
