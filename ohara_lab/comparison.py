@@ -150,6 +150,9 @@ _ATTRIBUTES = (
     ("decade", r"decade"),
     ("type", r"type|kind|genre|profession|occupation|job|field|sport|category|form|line\s+of\s+work|career"),
 )
+_SCOPES = frozenset("in at from on near to by with for of into within inside".split())
+_NEGATIONS = frozenset("not never no neither nor unlike non".split())
+NEGATION_REACH = 4  # words before a property word in which "not"/"never" denies it ("has never been vegetarian")
 _CONNECTORS = frozenset("of the de la le du von van der den da di del des for on in at & 's a an y".split())
 _STOP = QUERY_STOPWORDS | QUESTION_WORDS | frozenset("both same either neither one between these two".split())
 # the predicate's light verbs: "located in Texas" is the property "Texas" ("Austin is the capital of Texas")
@@ -170,6 +173,8 @@ def comparison_form(question: str, titles: Sequence[str] = ()) -> Form | None:
         options = _name_runs(body, "and", start=len(lead.group(0).split()) if lead else 1)
     elif re.match(rf"(?:which|who|whose|what|between|of|{_AUX})\b", lower):
         options = _or_options(body)  # a choice names its options "A or B" ("Between A and B, ...")
+        if options and _scoped(body, options[0]):
+            return None  # "the largest city in Texas or Oklahoma": a place to look in, not the answer
     else:
         return None  # "Considering the reports of A and B, ...": no comparison of two options
     named = _title_options(body, titles)
@@ -199,6 +204,8 @@ def comparison_form(question: str, titles: Sequence[str] = ()) -> Form | None:
     if lived:
         order = "larger" if lived.group(1) == "longer" else "smaller"
         return Form("choice", options, order=order, attribute="lifespan", terms=terms, via=via)
+    if re.search(r"\bfirst\s+(?:\w+\s+)?to\b", rest.lower()):
+        return None  # "the first person to walk on the Moon": who did it first, which no date of theirs says
     for order, words in _ORDERS:
         if re.search(rf"\b(?:{words})\b", rest.lower()):
             return Form("choice", options, order=order, terms=terms, end=bool(_END.search(rest)), via=via)
@@ -207,6 +214,15 @@ def comparison_form(question: str, titles: Sequence[str] = ()) -> Form | None:
     head = re.match(r"(?:which|what)\s+(?:one\s+|of\s+(?:these|the\s+two)\s+)?(\w+)", lower)
     prop = tuple(t for t in terms if t not in _LIGHT and (not head or t != _root(head.group(1))))
     return Form("which", options, terms=prop) if 0 < len(prop) <= MAX_PROPERTY_WORDS else None
+
+
+def _scoped(body: str, option: str) -> bool:
+    """Whether the options follow a preposition inside the question ("a city in A or B"), as a place or
+    thing the question looks within, rather than opening it ("Between A and B", "Out of A and B")."""
+    at = body.find(option)
+    before = body[:at].lower().split() if at > 0 else []
+    opens = before[-2:] == ["out", "of"] or before == ["of"]  # "born first out of A and B", "Of A and B, ..."
+    return bool(before) and before[-1] in _SCOPES and not opens
 
 
 def _is_name(option: str) -> bool:
@@ -454,25 +470,37 @@ def _which(form: Form, ev_a: list[Evidence], ev_b: list[Evidence]) -> Decision |
             win = ev_a[0] if holds[0] else ev_b[0]
             return Decision(win.option, (ev_a[0], ev_b[0]), f"countries {sorted(ca)} vs {sorted(cb)}")
         return None
-    sa = [e for e in ev_a if need <= {_root(t) for t in _tokens(e.sentence.text)}]
-    sb = [e for e in ev_b if need <= {_root(t) for t in _tokens(e.sentence.text)}]
+    sa = [e for e in ev_a if _holds(need, e.sentence.text)]
+    sb = [e for e in ev_b if _holds(need, e.sentence.text)]
     if bool(sa) == bool(sb):
         return None  # both or neither: the evidence tells them apart nowhere
     a, b = (sa[0], ev_b[0]) if sa else (ev_a[0], sb[0])
     return Decision((sa or sb)[0].option, (a, b), f"only {(sa or sb)[0].option}'s sentence holds {sorted(need)}")
 
 
+def _holds(need: set[str], text: str) -> bool:
+    """Every word of the property is in `text`, none of them denied just before ("is not vegetarian")."""
+    words = _tokens(text.replace("n't", " not"))  # "wasn't" -> "was not"
+    roots = [_root(w) for w in words]
+    if not need <= set(roots):
+        return False
+    return not any(
+        r in need and any(w in _NEGATIONS for w in words[max(0, i - NEGATION_REACH) : i]) for i, r in enumerate(roots)
+    )
+
+
 def _both(form: Form, ev_a: list[Evidence], ev_b: list[Evidence]) -> Decision | None:
     need = set(form.terms)
     countries = {c for alias, c in _DEMONYMS.items() if len(alias) > 3 and " " not in alias and _root(alias) in need}
-    if countries:  # "both American": the nationality of each, from its defining phrase
-        ca, cb = (_countries(ev[0].sentence.text, ev[0].option) for ev in (ev_a, ev_b))
+    if countries:  # "both American": the nationality of each, from its defining phrase only (a country merely
+        # named in the sentence, "near the border with Canada", is no place the option is in)
+        ca, cb = (_countries(ev[0].sentence.text, ev[0].option, defining_only=True) for ev in (ev_a, ev_b))
         if ca and cb:
             yes = countries <= ca and countries <= cb
             return Decision("Yes" if yes else "No", (ev_a[0], ev_b[0]), f"countries {sorted(ca)} vs {sorted(cb)}")
         return None
-    sa = [e for e in ev_a if need <= {_root(t) for t in _tokens(e.sentence.text)}]
-    sb = [e for e in ev_b if need <= {_root(t) for t in _tokens(e.sentence.text)}]
+    sa = [e for e in ev_a if _holds(need, e.sentence.text)]
+    sb = [e for e in ev_b if _holds(need, e.sentence.text)]
     if sa and sb:
         return Decision("Yes", (sa[0], sb[0]), f"both sentences hold {sorted(need)}")
     head = form.terms[-1] if form.terms else ""
@@ -617,6 +645,9 @@ def _measure_value(form: Form, text: str, option: str) -> str:
         found.append((m.start(), m.group(0).strip()))
     if not found:
         return ""
+    counts = {v for _, v in found if (q := _measure(v)) is None or q[1].startswith("count:")}
+    if len(counts) > 1:
+        return ""  # "began with 12 members and now has 40 members": which count is meant the sentence leaves open
     anchors = [m.start() for m in _TOKEN.finditer(text) if _root(m.group(0).lower()) in form.terms]
     if anchors:
         return min(found, key=lambda f: (min(abs(f[0] - a) for a in anchors), f[0]))[1]
@@ -781,14 +812,15 @@ def _attribute_values(attribute: str, text: str, option: str) -> set[str]:
         return _countries(text, option)
     if attribute in ("year", "decade"):
         spans = [s for s in typed_spans(text, (), ("DATE",)) if date_bounds(s.text) and not mentions(s.text, option)]
-        bounds = date_bounds(spans[0].text) if spans else None
-        if bounds is None:
-            return set()
-        return {f"{bounds[0].year // 10}0s" if attribute == "decade" else str(bounds[0].year)}
+        years = {bounds[0].year for s in spans if (bounds := date_bounds(s.text))}
+        values = {f"{y // 10}0s" if attribute == "decade" else str(y) for y in years}
+        # two years in one sentence ("the sequel to the 1985 film, released in 1989"): which is the option's
+        # is not said here, so no value rather than the first one
+        return values if len(values) == 1 else set()
     return _types(text, option)
 
 
-def _countries(text: str, option: str) -> set[str]:
+def _countries(text: str, option: str, defining_only: bool = False) -> set[str]:
     """The countries `text` names for its subject: the demonyms of its defining phrase ("is an American
     director"), else the country names it holds ("a town in Bavaria, Germany"); England, Scotland, Wales are
     also the United Kingdom."""
@@ -799,7 +831,7 @@ def _countries(text: str, option: str) -> set[str]:
         if lower
         else set()
     )
-    if not found:
+    if not found and not defining_only:
         hay = text.lower()
         for m in re.finditer(re.escape(option.lower()), hay):
             hay = hay[: m.start()] + " " * len(m.group(0)) + hay[m.end() :]

@@ -420,3 +420,55 @@ def test_a_light_verb_is_no_part_of_the_property():
     assert decision is not None and decision.short == "Yes"
     elsewhere = _rows(["(Austin)\nAustin is the capital of Texas.", "(Tulsa)\nTulsa is a city in Oklahoma."])
     assert decide(comparison_form("Are Austin and Tulsa both located in Texas?"), elsewhere) is None  # no clear "no"
+
+
+@pytest.mark.parametrize(
+    "question, passages",
+    [
+        (  # "first person to walk": who did it, which no birth date says (it gave Buzz Aldrin by birth dates)
+            "Who was the first person to walk on the Moon, Neil Armstrong or Buzz Aldrin?",
+            [
+                "(Neil Armstrong)\nNeil Alden Armstrong (August 5, 1930 – August 25, 2012) was an American astronaut.",
+                "(Buzz Aldrin)\nBuzz Aldrin (born January 20, 1930) is an American former astronaut.",
+            ],
+        ),
+        (  # two years in one sentence: which one is the release is not said (it took the first, 1985: "No")
+            "Were Back to the Future Part II and Ghostbusters II released in the same year?",
+            [
+                "(Back to the Future Part II)\nBack to the Future Part II, the sequel to the 1985 film, was released in 1989.",
+                "(Ghostbusters II)\nGhostbusters II is a 1989 American supernatural comedy film.",
+            ],
+        ),
+        (  # a denied property is no support (it said "Yes")
+            "Are Paul McCartney and Morrissey both vegetarian?",
+            [
+                "(Paul McCartney)\nSir Paul McCartney is an English singer. He is a vegetarian.",
+                "(Morrissey)\nMorrissey is an English singer. He has never been vegetarian.",
+            ],
+        ),
+        (  # two counts of the noun in one sentence (it took the nearer, 12, and chose Alpha Band)
+            "Which band has more members, Alpha Band or Beta Band?",
+            [
+                "(Alpha Band)\nAlpha Band is a rock group with 35 members.",
+                "(Beta Band)\nBeta Band began in 1995 with 12 members and now has 40 members.",
+            ],
+        ),
+        (  # a country merely named in the sentence is no place the option is in (it said "Yes")
+            "Are Lake Alpha and Lake Beta both located in Canada?",
+            [
+                "(Lake Alpha)\nLake Alpha is a Canadian lake in Ontario.",
+                "(Lake Beta)\nLake Beta is a lake in Minnesota, close to the border with Canada.",
+            ],
+        ),
+    ],
+)
+def test_no_short_answer_where_the_evidence_does_not_decide(question, passages):
+    form = comparison_form(question)
+    assert form is None or decide(form, _rows(passages)) is None
+
+
+def test_options_after_a_preposition_are_where_to_look_not_the_answer():
+    # "the largest city in Texas or Oklahoma" asks for a city (it answered "Texas", by area)
+    assert comparison_form("What is the largest city in Texas or Oklahoma?") is None
+    assert comparison_form("Who was born first out of Iain Banks and Irwin Shaw?") is not None
+    assert comparison_form("Which magazine was started first, Arthur's Magazine or First for Women?") is not None

@@ -264,7 +264,10 @@ class SpacyExtractor:
 
     def submit(self, texts: list[str]) -> Pending:
         """`extract(texts)` started on the NER worker process (`ner_worker`) while this process goes on
-        with other work; the same batches, so the same mentions."""
+        with other work; the same batches, so the same mentions. With `processes` > 1 the pool does it instead,
+        when the result is asked for."""
+        if self.processes > 1:  # `OHARA_NER_PROCESSES` shares each batch among its pool when it is asked for
+            return Pending(lambda: self.extract(texts))
         from . import ner_worker  # noqa: PLC0415
 
         owners, batches = self._batched(texts)

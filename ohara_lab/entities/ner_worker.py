@@ -1,10 +1,11 @@
 """One spaCy NER worker process that reads the next batch while ingest tags and writes this one
 (`OHARA_NER_AHEAD`, `SpacyExtractor.submit`).
 
-The worker is `python -m ohara_lab.entities.ner_worker`, not a `multiprocessing` child: a spawned
-child re-imports the parent's main script, so a script without `if __name__ == "__main__":` would run
-again in it (an ingest, or a `shutil.rmtree` of the atlas at its top). A module entry point imports
-nothing of the caller's.
+The worker is `python -m ohara_lab.entities.ner_serve` (its loop), not a `multiprocessing` child: a
+spawned child re-imports the parent's main script, so a script without `if __name__ == "__main__":`
+would run again in it (an ingest, or a `shutil.rmtree` of the atlas at its top). A module entry point
+imports nothing of the caller's: it starts in the folder this package is installed in, so `-m` cannot
+pick up an `ohara_lab/` (or a `json.py`) from the caller's working directory.
 
 The protocol is one JSON line each way: a list of texts in, each text's raw mentions
 (`Mention.to_dict`, before cleaning) out, computed by the same `_batch_mentions` the in-process
@@ -25,9 +26,9 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import IO
 
 from ..records import Mention
+from ..settings import environ
 
 log = logging.getLogger(__name__)
 
@@ -39,10 +40,11 @@ class _Worker:
 
     def __init__(self) -> None:
         package_root = str(Path(__file__).resolve().parents[2])  # where `ohara_lab` is importable from
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH"))
-                                                            if p)}
-        self.proc = subprocess.Popen([sys.executable, "-m", "ohara_lab.entities.ner_worker"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, env=env)
+        outer = environ()
+        env = {**outer, "PYTHONPATH": os.pathsep.join(p for p in (package_root, outer.get("PYTHONPATH")) if p)}
+        # cwd: `-m` puts the working directory first on the path; the package's own folder holds only it
+        self.proc = subprocess.Popen([sys.executable, "-m", "ohara_lab.entities.ner_serve"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, env=env, cwd=package_root)
         self.thread = ThreadPoolExecutor(1, thread_name_prefix="ner-worker")
 
     def ask(self, texts: Sequence[str]) -> list[list[Mention]]:
@@ -66,6 +68,7 @@ class _Worker:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+            self.proc.wait()  # reaped, not left a zombie
 
 
 _WORKER: _Worker | None = None
@@ -127,23 +130,3 @@ def shutdown() -> None:
 
 
 atexit.register(shutdown)
-
-
-def serve(stdin: IO[bytes], stdout: IO[bytes]) -> None:
-    """The worker's loop: a JSON list of texts per line in, their raw mentions per line out."""
-    from .extract import _batch_mentions, _load_spacy  # noqa: PLC0415 - the worker's only heavy import
-
-    _load_spacy()
-    for line in stdin:
-        found = _batch_mentions(json.loads(line))
-        stdout.write(json.dumps([[m.to_dict() for m in ms] for ms in found]).encode("ascii") + b"\n")
-        stdout.flush()
-
-
-if __name__ == "__main__":
-    # Only the protocol goes to the parent's pipe: anything else printed to stdout, by Python or by a
-    # library's C code, goes to stderr.
-    protocol = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    serve(sys.stdin.buffer, protocol)

@@ -219,6 +219,10 @@ class Ingestor:
             raise stopped_by_full_disk(e, report) from None
         finally:
             bar.close()
+            if self.settings.ner_ahead:
+                from ..entities import ner_worker  # noqa: PLC0415
+
+                ner_worker.shutdown()  # its spaCy model is ~340 MB: not kept past the ingest that needed it
         return report
 
     def _stage_batch(self, batch: list[TextItem], force: bool, ahead: _Ahead) -> dict[int, FileOutcome | _Staged]:
@@ -235,14 +239,14 @@ class Ingestor:
 
         The plan here is only a guess (the batch being written may change it), so it only spares the
         work of items already in the atlas; `_stage_batch` plans again, and any text NER was not started
-        for is extracted when the batch is primed. A structuring that fails is redone there, to fail
-        with its outcome."""
+        for is extracted when the batch is primed. A plan or structuring that fails is redone there, to
+        fail with its outcome."""
         ahead = _Ahead()
         for i, item in enumerate(batch):
             timer, file_hash = Timer(), _text_hash(item)
-            if self.plan(file_hash, item.source_id, force).status == "skipped":
-                continue
             try:
+                if self.plan(file_hash, item.source_id, force).status == "skipped":
+                    continue
                 ahead.prepared[i] = (timer, self._prepare(_parsed(item), file_hash, timer))
             except Exception:  # noqa: BLE001 - redone, and reported, when the batch is staged
                 continue

@@ -128,14 +128,14 @@ def offline_answer(store: GraphStore, question: str, retrieval: Any,
     return data, short.text if short else None
 
 
-OPTION_WINDOW = 50  # how far down the ranking an option's passage is looked for
+OPTION_WINDOW = 50  # how far down the shown results (at most OHARA_RESULT_LIMIT) an option's passage is looked for
 
 
 def option_passages(question: str, retrieval: Any, chosen: list[Any]) -> list[Any]:
     """For a comparison question (`comparison.comparison_form`), a further result for each option no Principal
-    passage is about: the one, among the next `OPTION_WINDOW` results, whose sentence about that option is its
-    best evidence (`comparison.option_evidence`: stating the compared value first). A comparison answer needs
-    both sides; the passage is cited and verified like any other."""
+    passage is about: the one, among the shown results (the first `OPTION_WINDOW`, within the result limit),
+    whose sentence about that option is its best evidence (`comparison.option_evidence`: stating the compared
+    value first). A comparison answer needs both sides; the passage is cited and verified like any other."""
     titles = [view.document_title for view in retrieval.views.values() if view.document_title]
     form = comparison_form(question, titles)
     if form is None:

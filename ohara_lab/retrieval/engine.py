@@ -38,6 +38,7 @@ corroboration, H1) unless `many_angle=False`.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
@@ -80,7 +81,8 @@ from .tiers import Tiers, explorer, integrity, knowledge_gaps, principal, qualif
 log = logging.getLogger(__name__)
 
 QUERY_VECTOR_CACHE = 1024  # query vectors kept per engine (oldest dropped first)
-ENCODER_THREADS = 2  # queries whose embedding runs ahead at once (servers query from several threads)
+ENCODER_THREADS = os.cpu_count() or 2  # queries embedded ahead at once (servers query from several threads)
+LOCAL_EMBEDDERS = ("minilm", "wordllama")  # embed on this machine's cores; a network embedder embeds inline
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,7 @@ class Engine:
         self._query_vectors: dict[tuple[str, str], Any] = {}  # (model, text) -> vector; CoR, modes and sweeps repeat queries
         self.atlas_cache: dict[str, Any] = {}  # what phases derive from the atlas itself; dropped by `invalidate`
         self._cache_lock = threading.Lock()
-        self._encoder_pool: ThreadPoolExecutor | None = None  # embeds queries while phase 0 and BM25 run
+        self._encoder_pool: tuple[int, ThreadPoolExecutor] | None = None  # (pid, pool): queries embedded ahead
         self._profile_lock = threading.Lock()  # one thread asks the probes; the others wait for its profile
         self.analytics = Analytics(store)  # stored graph analytics; it reloads itself after each `analyze`
 
@@ -342,8 +344,8 @@ class Engine:
         return vector(state, self.store, s)
 
     def _encode_ahead(self, state: QueryState) -> None:
-        """Start embedding the query on a worker thread when the vector phase will run and has no cached
-        vector: the encoder releases the GIL, so it runs while phase 0 and BM25 do, and `vector_phase` waits
+        """Start embedding the query on a worker thread when the vector phase will run, has no cached
+        vector and the embedder is a local model: the encoder releases the GIL, so it runs while phase 0 and BM25 do, and `vector_phase` waits
         for the same vector it would have made. Anything that fails here is left to `vector_phase`, which
         raises it where it always did."""
         weights = phase_weights(state.settings, state.query.mode)
@@ -354,15 +356,21 @@ class Engine:
             embedder = self._query_embedder(state.settings, models)[0] if models else None
         except Exception:  # noqa: BLE001 - raised again, in its place, by vector_phase
             return
-        if embedder is None:
+        if embedder is None or embedder.model.split(":", 1)[0] not in LOCAL_EMBEDDERS:
             return
         key = (embedder.model, state.query.raw[:2000])
         if key in self._query_vectors:
             return
+        state.pending_vector = (key, self._encoders().submit(embedder.embed, [key[1]], "query"))
+
+    def _encoders(self) -> ThreadPoolExecutor:
+        """This process's pool: a forked child inherits the parent's pool object but none of its threads,
+        and would wait forever on it."""
         with self._cache_lock:
-            if self._encoder_pool is None:
-                self._encoder_pool = ThreadPoolExecutor(ENCODER_THREADS, thread_name_prefix="ohara-query-encoder")
-        state.pending_vector = (key, self._encoder_pool.submit(embedder.embed, [key[1]], "query"))
+            if self._encoder_pool is None or self._encoder_pool[0] != os.getpid():
+                self._encoder_pool = (os.getpid(), ThreadPoolExecutor(ENCODER_THREADS,
+                                                                      thread_name_prefix="ohara-query-encoder"))
+            return self._encoder_pool[1]
 
     def _query_embedder(self, s: Settings, models: dict[str, int]) -> tuple[Any, str]:
         """The embedder whose vectors the atlas holds; asking for another model is an error."""

@@ -65,7 +65,7 @@ def test_ner_one_batch_ahead_builds_the_same_atlas(tmp_path):
     assert dumps[0] == dumps[1]
 
 
-def test_a_script_without_a_main_guard_is_not_run_again_by_the_ner_worker(tmp_path):
+def test_the_ner_worker_runs_no_script_or_package_of_the_callers_again(tmp_path):
     # A multiprocessing child re-imports the parent's main script; the NER worker is a module entry point,
     # so this script (which would remove its atlas and ingest again if re-run) runs exactly once.
     import subprocess
@@ -84,9 +84,16 @@ def test_a_script_without_a_main_guard_is_not_run_again_by_the_ner_worker(tmp_pa
         f"    items = [dict(text=t, title=ti, source_id='t:' + ti) for ti, t in {DOCS!r}]\n"
         "    report = a.ingest_texts(items, batch_size=2, progress=False)\n"
         "print([o.status for o in report.outcomes], ner_worker._BROKEN)\n")
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, check=True)
+    # Run from a folder holding another `ohara_lab`: `python -m` would import it first from the working
+    # directory, so the worker must start elsewhere (the marker shows whether the impostor ran).
+    shadow, marker = tmp_path / "cwd", tmp_path / "impostor-ran"
+    (shadow / "ohara_lab").mkdir(parents=True)
+    (shadow / "ohara_lab" / "__init__.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, check=True,
+                         cwd=shadow)
     assert runs.read_text() == "run\n"
     assert out.stdout.split("\n")[0] == f"{['ingested'] * len(DOCS)} False"
+    assert not marker.exists()
 
 
 def test_an_extractor_without_submit_still_works_ahead(tmp_path):

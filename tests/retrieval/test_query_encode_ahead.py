@@ -2,7 +2,9 @@
 phase must get exactly the vector a serial embedding gives, and nothing is started when no phase reads it."""
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 
 import numpy as np
 import pytest
@@ -51,3 +53,20 @@ def test_results_are_the_same_with_and_without_a_cached_vector(dense_atlas):
     ahead = engine.query(QUESTION)
     cached = engine.query(QUESTION)
     assert [(f.id, f.score) for f in ahead.fused] == [(f.id, f.score) for f in cached.fused]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_process_queries_with_its_own_encoder_threads(dense_atlas):
+    # A fork inherits the pool object but not its threads: a child that reused it waited forever.
+    engine = dense_atlas.engine
+    engine.clear_query_cache()
+    engine.query(QUESTION)  # the parent's pool exists and has a thread
+    pid = os.fork()
+    if pid == 0:  # the child: a different query, so its vector is not cached
+        signal.alarm(60)
+        try:
+            ok = bool(engine.query("who may convey a covered work").fused)
+        finally:
+            os._exit(0 if ok else 3)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
