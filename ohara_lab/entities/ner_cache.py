@@ -26,6 +26,7 @@ import logging
 import os
 import sqlite3
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -138,27 +139,24 @@ class CachedExtractor:
         self.name = extractor.name  # the atlas records the extractor, not the cache in front of it
 
     def extract(self, texts: list[str]) -> list[list[Mention]]:
-        return self.submit(texts, self.inner.extract).result()
+        return self._start(texts, lambda todo: Pending(lambda: self.inner.extract(todo))).result()
 
-    def submit(self, texts: list[str],
-               extract: Callable[[list[str]], list[list[Mention]]] | None = None) -> Pending:
-        """The cached texts read now, the others handed to the extractor's `submit` (or `extract`); the
+    def submit(self, texts: list[str]) -> Pending:
+        """The cached texts read now, the others handed to the extractor's `submit` (when it has one); the
         new rows are stored when the result is asked for."""
+        return self._start(texts, partial(start_extraction, self.inner))
+
+    def _start(self, texts: list[str], start: Callable[[list[str]], Pending]) -> Pending:
+        """The cached texts read now, `start` on the others (all of them when the cache cannot be read)."""
         hashes = [_hash(t) for t in texts]
         try:
             found = self.cache.get(self.key, hashes)
         except sqlite3.Error as exc:  # a damaged cache costs time, never the ingest
             log.warning("NER cache %s unreadable (%s); extracting without it", self.cache.path, exc)
-            return Pending(lambda: self.inner.extract(texts)) if extract else start_extraction(self.inner, texts)
+            return start(texts)
         todo = [i for i, h in enumerate(hashes) if h not in found]
         todo = list({hashes[i]: i for i in reversed(todo)}.values())[::-1]  # one extraction per distinct text
-        todo_texts = [texts[i] for i in todo]
-        if not todo:
-            extracted = Pending(list)
-        elif extract is not None:
-            extracted = Pending(lambda: extract(todo_texts))
-        else:
-            extracted = start_extraction(self.inner, todo_texts)
+        extracted = start([texts[i] for i in todo]) if todo else Pending(list)
 
         def finish() -> list[list[Mention]]:
             new = dict(zip((hashes[i] for i in todo), extracted.result()))

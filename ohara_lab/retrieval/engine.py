@@ -85,6 +85,11 @@ ENCODER_THREADS = os.cpu_count() or 2  # queries embedded ahead at once (servers
 LOCAL_EMBEDDERS = ("minilm", "wordllama")  # embed on this machine's cores; a network embedder embeds inline
 
 
+
+def _vector_key(embedder: Any, state: QueryState) -> tuple[str, str]:
+    """What a query vector is cached and awaited under: the model and the query's first 2,000 characters."""
+    return embedder.model, state.query.raw[:2000]
+
 @dataclass(frozen=True)
 class Phase:
     """How the engine runs one phase of `phase_table.PHASE_TABLE`; its `name` keys its hits, weight,
@@ -329,7 +334,7 @@ class Engine:
         if embedder is None:
             state.skipped["vector"] = why
             return []
-        key = (embedder.model, state.query.raw[:2000])
+        key = _vector_key(embedder, state)
         vec = self._query_vectors.get(key)
         if vec is None:
             pending = state.pending_vector
@@ -345,9 +350,9 @@ class Engine:
 
     def _encode_ahead(self, state: QueryState) -> None:
         """Start embedding the query on a worker thread when the vector phase will run, has no cached
-        vector and the embedder is a local model: the encoder releases the GIL, so it runs while phase 0 and BM25 do, and `vector_phase` waits
-        for the same vector it would have made. Anything that fails here is left to `vector_phase`, which
-        raises it where it always did."""
+        vector and the embedder is a local model: the encoder releases the GIL, so it runs while phase 0
+        and BM25 do, and `vector_phase` waits for the same vector it would have made. Anything that fails
+        here is left to `vector_phase`, which raises it where it always did."""
         weights = phase_weights(state.settings, state.query.mode)
         if all(weights.get(f, 0.0) == 0.0 for f in ("vector", *PHASE["vector"].feeds)):
             return
@@ -358,7 +363,7 @@ class Engine:
             return
         if embedder is None or embedder.model.split(":", 1)[0] not in LOCAL_EMBEDDERS:
             return
-        key = (embedder.model, state.query.raw[:2000])
+        key = _vector_key(embedder, state)
         if key in self._query_vectors:
             return
         state.pending_vector = (key, self._encoders().submit(embedder.embed, [key[1]], "query"))

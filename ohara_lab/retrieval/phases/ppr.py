@@ -94,17 +94,19 @@ def option_passages(state: QueryState, store: GraphStore, candidates: dict[str, 
     ranked = [p for p, _ in sorted(candidates.items(), key=lambda kv: (-kv[1], kv[0]))]
     nodes = store.get_nodes(ranked)
     docs = store.get_nodes({d for n in nodes.values() if (d := n.get("document_id"))})
-    rows = [Sentence(0, 0, _text(nodes.get(p, {})), docs.get(nodes.get(p, {}).get("document_id", ""), {})
-                     .get("title", "")) for p in ranked]
-    form = comparison_form(state.query.raw, sorted({r.title for r in rows if r.title}))
+    rows = []
+    for p in ranked:
+        node = nodes.get(p, {})
+        rows.append((p, Sentence(0, 0, _text(node), docs.get(node.get("document_id", ""), {}).get("title", ""))))
+    form = comparison_form(state.query.raw, sorted({r.title for _, r in rows if r.title}))
     if form is None:
         return {}
     out: dict[str, str] = {}
     for option, other in (form.options, form.options[::-1]):
-        its = [p for p, r in zip(ranked, rows) if about(r, option)]
-        own = [p for p, r in zip(ranked, rows) if p in its and not mentions(r.text, other)]
-        if own or its:
-            out[option] = (own or its)[0]
+        its = [(p, r) for p, r in rows if about(r, option)]
+        own = [p for p, r in its if not mentions(r.text, other)]
+        if its:
+            out[option] = (own or [its[0][0]])[0]
     return out
 
 
