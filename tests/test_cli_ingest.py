@@ -324,7 +324,7 @@ def test_two_processes_ingesting_at_once_both_finish(tmp_path, samples_atlas_dir
     procs = [subprocess.Popen([sys.executable, "-m", "ohara_lab.cli", "ingest", str(src), "--atlas", str(atlas)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV) for _ in range(2)]
     outs = [p.communicate(timeout=600) for p in procs]
-    assert [p.returncode for p in procs] == [0, 0], outs
+    assert [p.returncode for p in procs] == [0, 0], "\n---\n".join(err[-2000:] for _, err in outs)
     assert stats(atlas) == stats(samples_atlas_dir)
     assert edge_set(atlas) == edge_set(samples_atlas_dir)
     assert ohara("check", "--atlas", str(atlas)).returncode == 0

@@ -26,6 +26,7 @@ import re
 import shutil
 import sqlite3
 import threading
+import time
 import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -235,8 +236,8 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
                 cap = f"OHARA_ATLAS_MAX_MB={self.max_mb:g} reached" if self.max_mb else "SQLITE_FULL"
                 raise DiskFullError(f"atlas {self.location}: the disk is full ({cap})") from None
             detail = str(e) or type(e).__name__
-            if "locked" in detail or "busy" in detail:
-                detail += f" (another process held it for more than {self.busy_timeout_s:g} s)"
+            if ("locked" in detail or "busy" in detail) and "waited" not in detail:
+                detail += " (another process was writing to it)"
             raise StoreError(f"atlas {self.location}: {detail}") from None
 
     def _init_schema(self) -> None:
@@ -259,7 +260,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         with self._lock, self._sql_errors():
             conn, joined = self.conn, self.conn.in_transaction
             if not (joined or self._grouped):
-                conn.execute("BEGIN IMMEDIATE")
+                self._begin_immediate(conn)
                 try:
                     yield conn
                 except BaseException:
@@ -271,7 +272,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
             # In a write group (or inside its open transaction): this write is whole or absent by a
             # SAVEPOINT, and is committed with the group.
             if not joined:
-                conn.execute("BEGIN IMMEDIATE")
+                self._begin_immediate(conn)
             conn.execute("SAVEPOINT one_write")
             try:
                 yield conn
@@ -283,6 +284,17 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
                     self._group_lost = True
                 raise
             conn.execute("RELEASE one_write")
+
+    def _begin_immediate(self, conn: sqlite3.Connection) -> None:
+        """Take the write lock, saying how long it waited when it could not: a lock refused at once (a
+        conflict SQLite does not wait out) must not read as another process holding it past the timeout."""
+        asked = time.monotonic()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as e:
+            waited = time.monotonic() - asked
+            raise sqlite3.OperationalError(f"{e} (waited {waited:.1f} s of OHARA_BUSY_TIMEOUT_S={self.busy_timeout_s:g} "
+                                           "for another process's write lock)") from None
 
     @contextmanager
     def write_group(self) -> Iterator[None]:
