@@ -17,6 +17,7 @@ what a report (or an interrupted run) counts as done is in the atlas.
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -42,7 +43,7 @@ from .resources import Resources
 from .sources import Source, TextItem, expand_paths, expand_sources
 from .temporal import extract_temporal
 from .titles import document_title, outline_toc, toc_ref_edges
-from .write import WriteGroup, write_graph
+from .write import FileCost, WriteGroup, write_graph
 
 if TYPE_CHECKING:
     from .batching import PrimedResources
@@ -106,9 +107,15 @@ class Ingestor:
 
         try:
             with self._write_group(report, on_outcome) as group:
+                cost = FileCost()
                 for src in tqdm(sources, desc="ingest", unit="file", disable=not progress or len(sources) < 2):
-                    group.commit_if_due()  # a slow file next must not hold the group's writes uncommitted
-                    group.add(self.ingest_source(src, force=force))
+                    # The group's lock is held while the next file is parsed: commit first if that would
+                    # take it past OHARA_WRITE_GROUP_S (another process's writer waits meanwhile).
+                    group.commit_if_due(cost.expected_s(src.path))
+                    started = time.monotonic()
+                    outcome = self.ingest_source(src, force=force)
+                    cost.observe(src.path, time.monotonic() - started, outcome)
+                    group.add(outcome)
         except DiskFullError as e:
             raise stopped_by_full_disk(e, report) from None
         except KeyboardInterrupt:

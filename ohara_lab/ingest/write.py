@@ -6,10 +6,13 @@ transaction, committed by count (`OHARA_WRITE_GROUP_DOCS`) or time (`OHARA_WRITE
 and a document's outcome is reported only once its group is committed."""
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -53,9 +56,10 @@ class WriteGroup:
         else:
             self.commit_if_due()
 
-    def commit_if_due(self) -> None:
-        """Commit when the open group is older than `max_s` (called between documents too)."""
-        if self.pending and time.monotonic() - self._started >= self.max_s:
+    def commit_if_due(self, expected_s: float = 0.0) -> None:
+        """Commit when the open group is older than `max_s`, or would be after `expected_s` more seconds of
+        work done with its lock held: a big file next must not keep other writers waiting while it is parsed."""
+        if self.pending and time.monotonic() - self._started + expected_s >= self.max_s:
             self.commit()
 
     def commit(self) -> None:
@@ -76,6 +80,25 @@ class WriteGroup:
         finally:
             if self._group is not None:
                 self._group.__exit__(None, None, None)
+
+
+@dataclass
+class FileCost:
+    """How long the next file will take, at the seconds per byte of the last file written in this run
+    (the last, not the slowest: the first includes loading the models); a wrong guess costs one commit or one wait."""
+
+    s_per_byte: float = 0.0
+
+    def expected_s(self, path: Path) -> float:
+        try:
+            return self.s_per_byte * path.stat().st_size
+        except OSError:  # gone or unreadable: its ingest says so at once
+            return 0.0
+
+    def observe(self, path: Path, seconds: float, outcome: FileOutcome) -> None:
+        if outcome.status in ("ingested", "replaced", "completed"):
+            with contextlib.suppress(OSError):
+                self.s_per_byte = seconds / max(1, path.stat().st_size)
 
 
 def write_graph(store: GraphStore, graph: DocumentGraph, replaces: list[str], settings: Settings, timer: Timer, *,

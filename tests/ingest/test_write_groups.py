@@ -96,3 +96,40 @@ def test_grouped_and_per_document_ingest_build_the_same_atlas(tmp_path: Path) ->
             atlas.ingest_texts(TEXTS, progress=False)
         dumps.append(table_dump(atlas_dir / "atlas.db", skip_meta=frozenset({"created_at"})))
     assert dumps[0] == dumps[1]
+
+
+def lock_is_free(atlas: Path) -> bool:
+    """Whether another connection can take the write lock now (it is not held by an open group)."""
+    con = sqlite3.connect(atlas / "atlas.db", timeout=0)
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        con.execute("ROLLBACK")
+        return True
+    except sqlite3.OperationalError:
+        return False
+    finally:
+        con.close()
+
+
+def test_the_group_is_committed_before_a_file_too_big_to_parse_within_its_time(tmp_path: Path) -> None:
+    # A file parsed inside an open group keeps every other writer waiting: a big one next (predicted from the
+    # seconds per byte of the last file) is preceded by a commit; a small one keeps the group open.
+    src = tmp_path / "src"
+    src.mkdir()
+    for item in TEXTS[:3]:
+        (src / f"{item.source_id.replace(':', '-')}.md").write_text(item.text)
+    (src / "note-9-big.md").write_text("# Big\n\n" + "Ada Lovelace wrote about the Analytical Engine. " * 200_000)
+    atlas_dir = tmp_path / "atlas"
+    free: dict[str, bool] = {}
+
+    def look(path: Path) -> None:
+        free[path.name] = lock_is_free(atlas_dir)
+        if path.name == "note-9-big.md":
+            raise KeyboardInterrupt  # what happens before its parse is the point; the parse itself is not
+
+    with Atlas.open(atlas_dir, **OFFLINE, write_group_docs=10, write_group_s=30) as atlas:
+        atlas.ingestor.after_check = look
+        with pytest.raises(IngestInterrupted):
+            atlas.ingestor.ingest([src], progress=False)
+    assert free == {"note-0.md": True, "note-1.md": False, "note-2.md": False, "note-9-big.md": True}
+    assert len(committed_documents(atlas_dir)) == 3
