@@ -21,10 +21,18 @@ no atlas is at hand. A bridge name b is one of the chosen sentence's entities, o
 name of s that the chosen sentence's text holds, also inside a longer name ("Philbrook Museum of Tulsa"
 links a passage on Tulsa); dates, amounts and one-word CONCEPT names ("American": an attribute, not a
 second subject) link nothing, and a hop leaves the document: two passages under one title do not bridge.
+A bridge name also links a passage whose "(title)" holds it as a whole run of capitalised words, the
+qualifier's included (`TITLE_RUNS`: a title says what each of its sentences is about, so "Prague" links
+"(Prague astronomical clock)" and "Uganda" "(Leader of Opposition (Uganda))"; no part of a run stands for
+it, "York" links no "(New York)"). A link's weight is shared out among the names of the pick that names it
+beyond `FAN_OUT` of them (`strength`; as PageRank shares a page's vote among its out-links, Brin & Page
+1998): a sentence listing the euro's member states links on to none of them in particular.
 Selection is greedy (each step takes the sentence adding most evidence, ties by
-passage then position): coverage counts only what earlier picks did not cover, the type and bridge
-bonuses apply once, and a further sentence adding less than `MIN_GAIN` is not taken (the first needs
-only to share a term or an entity with the question). A prior W_RANK / rank of
+passage then position): coverage counts only what earlier picks did not cover, the bridge bonus once,
+the type bonus once and once more for a hop of the chain (`HOP_TYPE`: the later hop is the one that
+answers), and only for a span that neither the question nor an earlier pick names (`NEW_SPANS`: the chain's
+own names are no answer, as the short answer's rule says), and a further sentence adding less than
+`MIN_GAIN` is not taken (the first needs only to share a term or an entity with the question). A prior W_RANK / rank of
 the passage breaks near-ties towards the retriever's order, but is no evidence (it is left out of
 that test). So the answer is padded
 with nothing, and holds at most `MAX_SENTENCES`.
@@ -184,9 +192,11 @@ def select_sentences(
                 links += sorted(n for n in c.runs if n not in links and bridges.get(n, c.source) != c.source)
             bridge = max(links, key=lambda n: (strength(n), n), default="")
             # The type bonus applies once, and once more to a hop of the chain: its later hop is the one that answers.
-            fresh = any(
-                not in_question(sp.text, question) and sp.text not in chain for sp in c.spans
-            ) if NEW_SPANS else bool(c.spans)
+            fresh = (
+                any(not in_question(sp.text, question) and sp.text not in chain for sp in c.spans)
+                if NEW_SPANS
+                else bool(c.spans)
+            )
             has_type = fresh and (not typed or (HOP_TYPE and bool(bridge) and not hop_typed))
             gain = (
                 sum(weights[t] for t in new_terms) / total
