@@ -232,10 +232,13 @@ def test_a_title_qualifier_is_a_run_but_no_part_of_a_run_links():
 
 
 def test_a_pick_listing_many_names_shares_its_link_weight_among_them():
-    # The euro sentence links on Finland (rightly) but also lists ten other states; the Malta sentence hops on
+    # The euro sentence links on Finland (rightly) but also lists eighteen other states; the Malta sentence hops on
     # through one of those, the markka sentence through the Finland the first pick names.
     question = "What currency predated the euro in the country Signmark is from?"
-    members = ["Austria", "Belgium", "Cyprus", "Estonia", "Finland", "France", "Germany", "Greece", "Italy", "Malta"]
+    members = [
+        *("Austria", "Belgium", "Cyprus", "Estonia", "Finland", "France", "Germany", "Greece", "Ireland", "Italy"),
+        *("Latvia", "Lithuania", "Luxembourg", "Netherlands", "Portugal", "Slovakia", "Slovenia", "Spain", "Malta"),
+    ]
     passages = [
         "(Signmark)\nSignmark competed in Finland's national qualifications.",
         f"(Euro)\nThe euro is the sole currency of {', '.join(members[:-1])} and {members[-1]}.",
