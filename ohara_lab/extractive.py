@@ -21,10 +21,18 @@ no atlas is at hand. A bridge name b is one of the chosen sentence's entities, o
 name of s that the chosen sentence's text holds, also inside a longer name ("Philbrook Museum of Tulsa"
 links a passage on Tulsa); dates, amounts and one-word CONCEPT names ("American": an attribute, not a
 second subject) link nothing, and a hop leaves the document: two passages under one title do not bridge.
+A bridge name also links a passage whose "(title)" holds it as a whole run of capitalised words, the
+qualifier's included (`TITLE_RUNS`: a title says what each of its sentences is about, so "Prague" links
+"(Prague astronomical clock)" and "Uganda" "(Leader of Opposition (Uganda))"; no part of a run stands for
+it, "York" links no "(New York)"). A link's weight is shared out among the names of the pick that names it
+beyond `FAN_OUT` of them (`strength`; as PageRank shares a page's vote among its out-links, Brin & Page
+1998): a sentence listing the euro's member states links on to none of them in particular.
 Selection is greedy (each step takes the sentence adding most evidence, ties by
-passage then position): coverage counts only what earlier picks did not cover, the type and bridge
-bonuses apply once, and a further sentence adding less than `MIN_GAIN` is not taken (the first needs
-only to share a term or an entity with the question). A prior W_RANK / rank of
+passage then position): coverage counts only what earlier picks did not cover, the bridge bonus once,
+the type bonus once and once more for a hop of the chain (`HOP_TYPE`: the later hop is the one that
+answers), and only for a span that neither the question nor an earlier pick names (`NEW_SPANS`: the chain's
+own names are no answer, as the short answer's rule says), and a further sentence adding less than
+`MIN_GAIN` is not taken (the first needs only to share a term or an entity with the question). A prior W_RANK / rank of
 the passage breaks near-ties towards the retriever's order, but is no evidence (it is left out of
 that test). So the answer is padded
 with nothing, and holds at most `MAX_SENTENCES`.
@@ -66,6 +74,10 @@ BRIDGE_IDF = True  # scale the bridge bonus by how rare the linking name is
 VALUE_TYPES = frozenset({"DATE", "AMOUNT", "NUMBER"})  # a year shared by two passages links nothing
 TITLE_NAMES = True  # a passage's "(title)" line names the subject of each of its sentences
 MENTION_LINKS = True  # a name an earlier pick's text holds links too, also inside a longer name ("... of Tulsa")
+TITLE_RUNS = True  # a pick's name links a passage whose title holds it as a whole run of capitalised words
+FAN_OUT = 10  # a pick naming more names than this shares its link weight out among them (5..15 alike on tune)
+NEW_SPANS = True  # the type bonus needs a span that neither the question nor an earlier pick names
+HOP_TYPE = True  # a hop of the chain holding a span of the expected type earns the type bonus again
 WEAK_LINKS = True  # a one-word CONCEPT name (a group or language: "American") links nothing
 STOPWORDS = QUERY_STOPWORDS | QUESTION_WORDS
 _SOURCE_LINE = re.compile(r"^\s*\((?:[^()\n]|\([^()\n]*\)){1,200}\)\s*\n")  # "(Jaws (film))" too
@@ -99,6 +111,7 @@ class _Candidate:
     spans: list[TypedSpan] = field(default_factory=list)
     values: set[str] = field(default_factory=set)  # its names that link nothing: dates, amounts, "American"
     source: str = ""  # its document (the passage's "(title)" line, else the passage number): a hop leaves it
+    runs: frozenset[str] = frozenset()  # the runs of capitalised words of that title, its qualifier's too
 
 
 def idf_from_counts(counts: Mapping[str, int], n_rows: int) -> dict[str, float]:
@@ -141,10 +154,19 @@ def select_sentences(
         known = [idf[t] for t in _WORDS.findall(name.lower()) if t in idf]
         return min(1.0, max(known) / top) if known and BRIDGE_IDF else 1.0
 
+    fan: dict[str, int] = {}  # bridge name -> how many names the pick naming it links on through
+
+    def strength(name: str) -> float:
+        """A link's weight: its name's rarity, shared out when the pick naming it lists many names (a sentence
+        naming the euro's 19 member states links on to none of them in particular)."""
+        return specific(name) * min(1.0, FAN_OUT / fan.get(name, 1)) if FAN_OUT else specific(name)
+
     chosen: list[Chosen] = []
     covered: set[str] = set()
     named: set[str] = set()
     typed = False
+    hop_typed = False
+    chain: set[str] = set()  # the names of the chosen sentences: a span naming one of them is no new answer
     bridges: dict[str, str] = {}  # entity of a chosen sentence, not in the question -> its document
     picked: list[_Candidate] = []
     while len(chosen) < limit:
@@ -156,7 +178,6 @@ def select_sentences(
                 continue
             new_terms = (c.terms & set(weights)) - covered
             new_names = (c.names & q_names) - named
-            has_type = bool(c.spans) and not typed
             links = [n for n in sorted(c.names) if bridges.get(n, c.source) != c.source]
             if MENTION_LINKS:
                 links += [
@@ -167,13 +188,22 @@ def select_sentences(
                     and not in_question(n, question)
                     and any(p.source != c.source and _has_name(p.text, n) for p in picked)
                 ]
-            bridge = max(links, key=lambda n: (specific(n), n), default="")
+            if TITLE_RUNS:  # "Prague" of a pick links "(Prague astronomical clock)", "(Leader of Opposition (Uganda))"
+                links += sorted(n for n in c.runs if n not in links and bridges.get(n, c.source) != c.source)
+            bridge = max(links, key=lambda n: (strength(n), n), default="")
+            # The type bonus applies once, and once more to a hop of the chain: its later hop is the one that answers.
+            fresh = (
+                any(not in_question(sp.text, question) and sp.text not in chain for sp in c.spans)
+                if NEW_SPANS
+                else bool(c.spans)
+            )
+            has_type = fresh and (not typed or (HOP_TYPE and bool(bridge) and not hop_typed))
             gain = (
                 sum(weights[t] for t in new_terms) / total
                 + W_RANK / c.passage
                 + (W_ENTITY * len(new_names) / len(q_names) if q_names else 0.0)
                 + (W_TYPE if has_type else 0.0)
-                + (W_BRIDGE * specific(bridge) if bridge else 0.0)
+                + (W_BRIDGE * strength(bridge) if bridge else 0.0)
             )
             if not new_terms and not new_names and not bridge:
                 continue  # an answer-type span alone is no evidence that the sentence is about the question
@@ -200,10 +230,13 @@ def select_sentences(
         )
         covered |= new_terms
         named |= new_names
+        hop_typed = hop_typed or (has_type and bool(bridge))
         typed = typed or has_type
-        for name in best_c.names:
-            if not in_question(name, question) and name not in best_c.values:
-                bridges.setdefault(name, best_c.source)
+        onward = [n for n in best_c.names if not in_question(n, question) and n not in best_c.values]
+        for name in onward:
+            if name not in bridges:
+                bridges[name], fan[name] = best_c.source, len(onward)
+        chain |= best_c.names
         picked.append(best_c)
     return chosen
 
@@ -271,8 +304,11 @@ def _candidates(passages: Sequence[str], entities: Sequence[Entities] | None, ty
                     typed_as.setdefault(name, set()).add(etype)
                 values |= {name for name in names if typed_as.get(name) == {"CONCEPT"} and " " not in name.strip()}
             source = head.group(0).strip() if head else f"#{n}"
+            runs = _title_runs(source[1:-1]) if head and TITLE_RUNS else frozenset()
             out.append(
-                _Candidate(n, position, sentence, {stem(t) for t in _tokens(sentence)}, names, spans, values, source)
+                _Candidate(
+                    n, position, sentence, {stem(t) for t in _tokens(sentence)}, names, spans, values, source, runs
+                )
             )
     return out
 
@@ -308,6 +344,16 @@ def _tokens(text: str) -> list[str]:
 def _has_name(text: str, name: str) -> bool:
     name = name.strip()
     return len(name) >= 2 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
+
+_RUN = re.compile(r"[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)*")
+
+
+def _title_runs(title: str) -> frozenset[str]:
+    """The runs of capitalised words of a passage title, its qualifier's too: what the passage is about ("Prague
+    astronomical clock" -> Prague; "Leader of Opposition (Uganda)" -> Leader, Opposition, Uganda). Only a whole
+    run links: "York" of "New York" is another place."""
+    return frozenset(r for r in _RUN.findall(title) if len(r) > 3)
 
 
 def _question_entities(question: str, entities: Sequence[Entities] | None) -> set[str]:

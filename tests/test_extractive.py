@@ -193,3 +193,82 @@ def test_a_title_with_a_qualifier_is_the_title_line_not_prose():
 
     assert passage_body("(Jaws (film))\nJaws is a 1975 film.") == "Jaws is a 1975 film."
     assert passage_body("(A Timeline)\nText.") == "Text."
+
+
+def test_a_bridge_name_links_a_passage_whose_title_holds_it_as_a_whole_run():
+    # The answer sentence names neither "Brno" nor any word of the question's chain; its passage's title does.
+    question = "When was the town hall built in the city where the painter Jan Novak died?"
+    passages = [
+        "(Jan Novak)\nJan Novak (1834 – 1868, Brno) was a painter in the Austro-Hungarian Empire.",
+        "(Brno town hall)\nThe oldest part of the building dates back to 1240.",
+        "(Near East)\nThe Ottoman Empire sided with the Austro-Hungarian Empire.",
+    ]
+    entities = [
+        [("Jan Novak", "PERSON"), ("Brno", "LOCATION"), ("Austro-Hungarian Empire", "LOCATION")],
+        [],
+        [("Ottoman Empire", "LOCATION"), ("Austro-Hungarian Empire", "LOCATION")],
+    ]
+    chosen = select_sentences(question, passages, entities=entities)
+    assert [c.bridge for c in chosen if "1240" in c.text] == ["Brno"]
+    assert chosen.index(next(c for c in chosen if "1240" in c.text)) == 1  # it beats the hop adding no word of Q
+
+
+def test_a_title_qualifier_is_a_run_but_no_part_of_a_run_links():
+    question = "Who is the current opposition leader in the country where Buyende is?"
+    passages = [
+        "(Buyende)\nBuyende is a town in Uganda.",
+        "(Leader of Opposition (Uganda))\nWinnie Kiiza holds the post.",
+        "(New York)\nThe city's opposition leader was Anna Lee.",
+    ]
+    entities = [[("Buyende", "LOCATION"), ("Uganda", "LOCATION")], [("Winnie Kiiza", "PERSON")], []]
+    chosen = select_sentences(question, passages, entities=entities)
+    assert [c.bridge for c in chosen if c.passage == 2] == ["Uganda"]
+    york = select_sentences(
+        "Who led the opposition in the city where Mia Roe lives?",
+        ["(Mia Roe)\nMia Roe lives in York.", "(New York)\nThe opposition was led by Anna Lee."],
+        entities=[[("Mia Roe", "PERSON"), ("York", "LOCATION")], [("Anna Lee", "PERSON")]],
+    )
+    assert not any(c.bridge for c in york)  # "York" is no run of "New York": another city
+
+
+def test_a_pick_listing_many_names_shares_its_link_weight_among_them():
+    # The euro sentence links on Finland (rightly) but also lists eighteen other states; the Malta sentence hops on
+    # through one of those, the markka sentence through the Finland the first pick names.
+    question = "What currency predated the euro in the country Signmark is from?"
+    members = [
+        *("Austria", "Belgium", "Cyprus", "Estonia", "Finland", "France", "Germany", "Greece", "Ireland", "Italy"),
+        *("Latvia", "Lithuania", "Luxembourg", "Netherlands", "Portugal", "Slovakia", "Slovenia", "Spain", "Malta"),
+    ]
+    passages = [
+        "(Signmark)\nSignmark competed in Finland's national qualifications.",
+        f"(Euro)\nThe euro is the sole currency of {', '.join(members[:-1])} and {members[-1]}.",
+        "(Economy of Malta)\nMalta adopted it on 1 January 2008.",
+        "(Finnish markka)\nThe Finnish markka was used in Finland until 2002.",
+    ]
+    entities = [
+        [("Signmark", "PERSON"), ("Finland", "LOCATION")],
+        [("Euro", "CONCEPT"), *((m, "LOCATION") for m in members)],
+        [("Malta", "LOCATION"), ("1 January 2008", "DATE")],
+        [("Finnish markka", "CONCEPT"), ("Finland", "LOCATION"), ("2002", "DATE")],
+    ]
+    chosen = select_sentences(question, passages, entities=entities)
+    texts = " ".join(c.text for c in chosen)
+    assert "Finnish markka" in texts and "Malta adopted" not in texts
+
+
+def test_the_type_bonus_needs_a_new_span_and_comes_again_for_the_hop_that_answers():
+    # "What is the country ... named after?" expects a place; "Nigeria" is the chain's own name, no answer: the
+    # hop naming the Niger River earns the bonus, not the one naming Nigeria again.
+    question = "What is the country where Baure is located named after?"
+    passages = [
+        "(Baure)\nBaure is an area in Katsina State, Nigeria.",
+        "(Nigerian nationalism)\nNigeria's government has sought to unify the country since 1960.",
+        "(Nigeria)\nThe name was taken from the Niger River.",
+    ]
+    entities = [
+        [("Baure", "LOCATION"), ("Katsina State", "LOCATION"), ("Nigeria", "LOCATION")],
+        [("Nigeria", "LOCATION"), ("1960", "DATE")],
+        [("Niger River", "LOCATION")],
+    ]
+    chosen = select_sentences(question, passages, entities=entities, limit=2)
+    assert chosen[1].text == "The name was taken from the Niger River." and chosen[1].typed
