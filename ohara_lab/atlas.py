@@ -174,7 +174,7 @@ class Atlas:
     def _auto_calibrate(self, report: IngestReport) -> None:
         """After a batch ingest that changed an atlas of at least `auto_calibrate_min_paragraphs`."""
         s = self.settings
-        changed = any(o.status in ("ingested", "completed", "replaced") for o in report.outcomes)
+        changed = any(o.wrote for o in report.outcomes)
         if not (changed and s.auto_calibrate and s.abstain == "model" and s.abstain_probes > 0):
             return
         if int(self.store.stats().get("paragraphs", 0) or 0) >= s.auto_calibrate_min_paragraphs:
@@ -182,7 +182,7 @@ class Atlas:
 
     def _relink_synonyms(self, report: IngestReport) -> None:
         """New entities get their SYNONYM_OF edges after a batch ingest that embeds (one pass over every name)."""
-        changed = any(o.status in ("ingested", "completed", "replaced") for o in report.outcomes)
+        changed = any(o.wrote for o in report.outcomes)
         if changed and self.ingestor.embedder is not None:
             self.link_synonyms()
 

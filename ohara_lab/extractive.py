@@ -346,14 +346,21 @@ def _has_name(text: str, name: str) -> bool:
     return len(name) >= 2 and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
 
 
-_RUN = re.compile(r"[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)*")
+_TITLE_TOKEN = re.compile(r"[\w'.-]+|[^\w\s]")  # words (any script) and the punctuation that ends a run
 
 
 def _title_runs(title: str) -> frozenset[str]:
     """The runs of capitalised words of a passage title, its qualifier's too: what the passage is about ("Prague
-    astronomical clock" -> Prague; "Leader of Opposition (Uganda)" -> Leader, Opposition, Uganda). Only a whole
-    run links: "York" of "New York" is another place."""
-    return frozenset(r for r in _RUN.findall(title) if len(r) > 3)
+    astronomical clock" -> Prague; "Leader of Opposition (Uganda)" -> Leader, Opposition, Uganda; "Apollo 11";
+    "Île-de-France"). Only a whole run links: "York" of "New York" is another place, "France" of "Île-de-France"
+    another region."""
+    runs: list[list[str]] = [[]]
+    for token in _TITLE_TOKEN.findall(title):
+        if token[0].isupper() or (runs[-1] and token.isdigit()):
+            runs[-1].append(token)
+        elif runs[-1]:
+            runs.append([])
+    return frozenset(run for run in (" ".join(words) for words in runs) if len(run) > 3)
 
 
 def _question_entities(question: str, entities: Sequence[Entities] | None) -> set[str]:

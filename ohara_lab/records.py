@@ -357,6 +357,11 @@ class FileOutcome(Record):
     counts: dict[str, int] = field(default_factory=dict)
     timings_s: dict[str, float] = field(default_factory=dict)
 
+    @property
+    def wrote(self) -> bool:
+        """This file's document was written to the atlas (new, replacing another, or completing one)."""
+        return self.status in ("ingested", "completed", "replaced")
+
 
 @dataclass
 class IngestReport(Record):

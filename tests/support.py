@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,12 +34,17 @@ def write_lock_held(atlas_dir: Path) -> Iterator[sqlite3.Connection]:
 VOLATILE_KEYS = ("computed_at", "seconds", "ts", "created_at", "timings_s")
 
 
+WALL_CLOCK = re.compile(r'"(upload_time|first_seen)":"[^"]*"')
+
+
 def table_dump(db: Path, skip_tables: frozenset[str] = frozenset({"sqlite_sequence"}),
-               skip_meta: frozenset[str] = frozenset()) -> dict[str, list[tuple]]:
+               skip_meta: frozenset[str] = frozenset(), *, wall_clock: bool = True) -> dict[str, list[tuple]]:
     """Every row of every table of an atlas database (FTS shadow tables included), sorted, comparable.
 
     Surrogate integer keys are left out (rows a step re-derives get new ones), and so are the
-    volatile fields of JSON values in `meta` (`VOLATILE_KEYS`) and the meta keys in `skip_meta`.
+    volatile fields of JSON values in `meta` (`VOLATILE_KEYS`) and the meta keys in `skip_meta`;
+    `wall_clock=False` leaves out when a document and an entity were written too (two builds of one
+    atlas a second apart differ there and nowhere else).
     """
 
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
@@ -55,6 +61,8 @@ def table_dump(db: Path, skip_tables: frozenset[str] = frozenset({"sqlite_sequen
                 rows = [(k, _stable(v)) for k, v in rows if k not in skip_meta]
             if t == "entity_merges":
                 rows = [tuple(v for c, v in zip(cols, r) if c not in VOLATILE_KEYS) for r in rows]
+            if not wall_clock:
+                rows = [tuple(WALL_CLOCK.sub("", v) if isinstance(v, str) else v for v in r) for r in rows]
             out[t] = sorted(rows, key=repr)
         return out
     finally:

@@ -68,7 +68,7 @@ def test_a_writer_locked_out_past_the_busy_timeout_says_so_in_one_line(writer_ho
     proc = run("rm", "documents/0000", "--atlas", str(writer_holding_the_lock), env=env, timeout=30)
     line = one_line_error(proc)
     assert str(writer_holding_the_lock) in line and "database is locked" in line
-    assert "of OHARA_BUSY_TIMEOUT_S=0.5 for another process's write lock" in line  # how long it waited, not a guess
+    assert "of OHARA_BUSY_TIMEOUT_S=0.5 for another writer's lock" in line  # how long it waited, not a guess
 
 
 def test_a_corrupt_atlas_is_one_line(tmp_path):

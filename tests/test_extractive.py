@@ -229,6 +229,13 @@ def test_a_title_qualifier_is_a_run_but_no_part_of_a_run_links():
         entities=[[("Mia Roe", "PERSON"), ("York", "LOCATION")], [("Anna Lee", "PERSON")]],
     )
     assert not any(c.bridge for c in york)  # "York" is no run of "New York": another city
+    france = select_sentences(  # nor "France" of "Île-de-France" (a capital outside ASCII starts a run too)
+        "What is the tallest tower in the country where Jean Moulin was born?",
+        ["(Jean Moulin)\nJean Moulin was born in Béziers, France.",
+         "(Île-de-France)\nThe region holds the Montparnasse tower of 210 metres."],
+        entities=[[("Jean Moulin", "PERSON"), ("Béziers", "LOCATION"), ("France", "LOCATION")], []],
+    )
+    assert not any(c.bridge for c in france)
 
 
 def test_a_pick_listing_many_names_shares_its_link_weight_among_them():

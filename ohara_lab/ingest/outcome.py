@@ -48,7 +48,7 @@ def stopped_by_full_disk(e: DiskFullError, report: IngestReport) -> DiskFullErro
 
     Every document is written in one transaction, so the one that hit the full disk was
     rolled back and those before it stand; the next run skips them and resumes."""
-    done = sum(o.status in ("ingested", "completed", "replaced") for o in report.outcomes)
+    done = sum(o.wrote for o in report.outcomes)
     return DiskFullError(f"disk full after {done} documents; the atlas is consistent; free space and run again to "
                          f"resume ({e.detail})", report, e.detail)
 

@@ -96,7 +96,7 @@ class FileCost:
             return 0.0
 
     def observe(self, path: Path, seconds: float, outcome: FileOutcome) -> None:
-        if outcome.status in ("ingested", "replaced", "completed"):
+        if outcome.wrote:
             with contextlib.suppress(OSError):
                 self.s_per_byte = seconds / max(1, path.stat().st_size)
 

@@ -292,9 +292,11 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as e:
+            if (getattr(e, "sqlite_errorcode", 0) & 0xFF) not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                raise  # a full disk or an I/O error says so itself (`_sql_errors` reads its code)
             waited = time.monotonic() - asked
             raise sqlite3.OperationalError(f"{e} (waited {waited:.1f} s of OHARA_BUSY_TIMEOUT_S={self.busy_timeout_s:g} "
-                                           "for another process's write lock)") from None
+                                           "for another writer's lock)") from None
 
     @contextmanager
     def write_group(self) -> Iterator[None]:

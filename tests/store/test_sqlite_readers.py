@@ -137,7 +137,7 @@ def test_a_writer_locked_out_past_the_busy_timeout_gets_a_store_error(atlas_dir,
     with pytest.raises(StoreError) as err:
         SqliteStore(atlas_dir, busy_timeout_s=0.3)
     assert "database is locked" in str(err.value) and "\n" not in str(err.value)
-    assert re.search(r"waited \d+\.\d s of OHARA_BUSY_TIMEOUT_S=0.3 for another process.s write lock", str(err.value))
+    assert re.search(r"waited \d+\.\d s of OHARA_BUSY_TIMEOUT_S=0.3 for another writer.s lock", str(err.value))
     # The wait before that error is SQLite's busy timeout, read back rather than timed.
     with SqliteStore(atlas_dir, read_only=True, busy_timeout_s=0.3) as reader:
         assert reader.conn.execute("PRAGMA busy_timeout").fetchone()[0] == 300
