@@ -70,3 +70,21 @@ def test_a_forked_process_queries_with_its_own_encoder_threads(dense_atlas):
             os._exit(0 if ok else 3)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+
+
+def test_the_install_check_runs_before_the_first_build_only(dense_atlas, monkeypatch):
+    """`available` searches sys.path (two finds per query before): an engine that has built its embedder does
+    not ask again, and one that has not still says what is missing."""
+    from ohara_lab.embed import registry  # noqa: PLC0415
+
+    engine = dense_atlas.engine
+    engine.query(QUESTION)  # built
+    monkeypatch.setattr(registry, "available", lambda name: pytest.fail("asked again after the build"))
+    engine.clear_query_cache()
+    assert "vector" not in engine.query(QUESTION + " and again").skipped
+    monkeypatch.setattr(registry, "available", lambda name: False)
+    engine._embedders.clear()
+    try:
+        assert "not installed" in engine.query(QUESTION + " once more").skipped["vector"]
+    finally:
+        engine._embedders.clear()
