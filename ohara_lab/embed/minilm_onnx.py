@@ -76,8 +76,7 @@ class OnnxMiniLMEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         session = self._session(QUERY_THREADS) if kind == "query" else self.session
-        # one text (a query): `encode`, not `encode_batch`, whose Rayon pool spins on the cores a query's
-        # other steps run on while it embeds ahead (the same ids either way)
+        # one text (a query): `encode`, without the batch call's parallel machinery (the same ids either way)
         encodings = [self.tokenizer.encode(texts[0])] if len(texts) == 1 else self.tokenizer.encode_batch(list(texts))
         order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
