@@ -177,7 +177,8 @@ def compare_baseline(args: argparse.Namespace, dataset) -> None:
         load = [os.getloadavg()[0]]
         for p in range(args.repeat):
             for i in range(len(dataset.queries)):
-                for run in AB_RUNS if (i + p) % 2 else AB_RUNS[::-1]:
+                # which config and which code go first alternate independently: every pairing occurs as often
+                for run in AB_RUNS if (i // 2 + p) % 2 else AB_RUNS[::-1]:
                     for label in labels if (i + p) % 2 else labels[::-1]:
                         proc = procs[label]
                         proc.stdin.write(f"{i} {run}\n")
