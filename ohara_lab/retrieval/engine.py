@@ -400,7 +400,7 @@ class Engine:
             raise EmbeddingError(
                 f"the atlas's vectors were made by {atlas_model}, but OHARA_EMBEDDER={s.embedder} asks for "
                 f"{wanted}: run `ohara embed --embedder {wanted}` to re-embed, or query with --embedder {family}")
-        embedder = self._embedders.get(family)
+        embedder: Any = self._embedders.get(family)
         if embedder is None:  # the install check searches sys.path (~0.2 ms): once, before the first build
             if family != "gemini" and not available(family):
                 return None, f"embedder {family!r} is not installed (pip install 'ohara-lab[dense]')"
