@@ -1,7 +1,7 @@
 """Query latency and a first look at multi-hop recall on MuSiQue (issue 3).
 
     python benchmarks/bench_query.py [--shared ../shared] [--atlas DIR] [--embedder minilm] [--as-is]
-                                     [--dataset musique|<generic or BEIR folder>]
+                                     [--dataset musique|<generic or BEIR folder>] [--baseline REF]
 
 Builds (or reuses) an atlas of the MuSiQue corpus (one Wikipedia title = one
 document), then runs its 100 questions through: the store's raw BM25 (the
@@ -15,14 +15,24 @@ Recall@2/@5 of the gold supporting titles over the distinct documents of each
 ranking, and the graph walk's matrix: build time and memory. `--as-is` queries a
 given atlas (e.g. a copy of an evaluation atlas) without ingesting the corpus into
 it. `--dataset` takes any dataset `ohara eval` loads (a generic or BEIR folder too), so the
-same figures come from another corpus's eval atlas. Prints; asserts nothing.
+same figures come from another corpus's eval atlas. `--baseline REF` compares this
+working tree with a git ref instead: one query process each (`git archive` of the ref
+on PYTHONPATH), the full and `bm25_only` engines asked question by question, the order
+of code and config alternating, per-phase p50 of both, and whether every fused ranking
+(ids and scores) and every result (`to_dict()` but the timings) is identical. Prints;
+asserts nothing.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -35,6 +45,8 @@ from ohara_lab.eval.datasets.registry import load_dataset
 from ohara_lab.text import tokenize
 
 RUNS = ("bm25_only", "vector_only", "rrf", "original", "ppr_only", "full")
+AB_RUNS = ("full", "bm25_only")
+REPO = Path(__file__).resolve().parent.parent
 
 
 def build(atlas: Atlas, dataset) -> None:
@@ -113,6 +125,100 @@ def compare_encode_ahead(atlas: Atlas, dataset, repeat: int) -> None:
           f"rankings identical: {same}; load {os.getloadavg()[0]:.2f}")
 
 
+def checkout(ref: str, into: Path) -> Path:
+    """The package as it is at `ref`, unpacked (no work tree is touched)."""
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "ohara_lab", "widgets", "ontology",
+                              "prompts", "pyproject.toml"], check=True, capture_output=True).stdout
+    into.mkdir(parents=True)
+    tar_path = into / "src.tar"
+    tar_path.write_bytes(archive)
+    with tarfile.open(tar_path) as tar:
+        tar.extractall(into, filter="data")
+    return into
+
+
+def serve_queries(atlas: Atlas, dataset) -> None:
+    """`--worker`: answer "<question index> <config>" lines on stdin with one JSON line each."""
+    engine = atlas.engine
+    for q in dataset.queries[:5]:  # warm: the embedder, the walk's matrix, the node cache
+        atlas.query(q.text)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        index, run = line.split()
+        engine.clear_query_cache()  # every query pays for its own embedding
+        t0, c0 = time.perf_counter(), time.process_time()
+        result = engine.query(dataset.queries[int(index)].text, **CONFIGS[run].overrides)
+        ms, cpu = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
+        d = result.to_dict()
+        d.pop("timings_ms", None)
+        print(json.dumps({"ms": ms, "cpu": cpu, "phases": result.timings_ms,
+                          "fused": [[f.id, f.score] for f in result.fused],
+                          "result": hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()}),
+              flush=True)
+
+
+def compare_baseline(args: argparse.Namespace, dataset) -> None:
+    """This tree against `args.baseline`, one process each, alternating per question and config."""
+    with tempfile.TemporaryDirectory() as tmp:
+        sources = {f"baseline {args.baseline}": checkout(args.baseline, Path(tmp) / "baseline"), "this tree": REPO}
+        command = [sys.executable, __file__, "--worker", "--as-is", "--atlas", str(args.atlas), "--dataset",
+                   args.dataset, "--shared", str(args.shared), "--embedder", args.embedder]
+        procs = {}
+        for label, src in sources.items():
+            procs[label] = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                            env={**os.environ, "PYTHONPATH": str(src)})
+            if procs[label].stdout.readline().strip() != "ready":
+                raise SystemExit(f"{label}: the query process did not start")
+        labels = list(procs)
+        lat: dict[tuple[str, str], list[float]] = defaultdict(list)
+        cpu: dict[tuple[str, str], list[float]] = defaultdict(list)
+        phases: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        out: dict[tuple[str, str, int], tuple[list, str]] = {}
+        load = [os.getloadavg()[0]]
+        for p in range(args.repeat):
+            for i in range(len(dataset.queries)):
+                # which config and which code go first alternate independently: every pairing occurs as often
+                for run in AB_RUNS if (i // 2 + p) % 2 else AB_RUNS[::-1]:
+                    for label in labels if (i + p) % 2 else labels[::-1]:
+                        proc = procs[label]
+                        proc.stdin.write(f"{i} {run}\n")
+                        proc.stdin.flush()
+                        got = json.loads(proc.stdout.readline())
+                        lat[(label, run)].append(got["ms"])
+                        cpu[(label, run)].append(got["cpu"])
+                        for k, v in got["phases"].items():
+                            phases[(label, run)][k].append(v)
+                        out[(label, run, i)] = (got["fused"], got["result"])
+            load.append(os.getloadavg()[0])
+        for proc in procs.values():
+            proc.stdin.close()
+            proc.wait()
+    print(f"{dataset.name}: {len(dataset.queries)} questions x {args.repeat} passes; load average (1 min) at the "
+          f"start and after each pass: {', '.join(f'{x:.2f}' for x in load)} on {os.cpu_count()} cores")
+    print("\n| code | full p50 ms | bm25_only p50 ms | full / bm25_only | full CPU p50 ms | bm25_only CPU p50 ms |")
+    print("|---|---|---|---|---|---|")
+    for label in labels:
+        full, bm25 = statistics.median(lat[(label, "full")]), statistics.median(lat[(label, "bm25_only")])
+        print(f"| {label} | {full:.2f} | {bm25:.2f} | {full / bm25:.2f}x | {statistics.median(cpu[(label, 'full')]):.2f}"
+              f" | {statistics.median(cpu[(label, 'bm25_only')]):.2f} |")
+    a, b = labels
+    for run in AB_RUNS:
+        n = len(dataset.queries)
+        fused = sum(out[(a, run, i)][0] == out[(b, run, i)][0] for i in range(n))
+        whole = sum(out[(a, run, i)][1] == out[(b, run, i)][1] for i in range(n))
+        print(f"{run}: fused rankings (ids and scores) identical for {fused}/{n} questions, whole results "
+              f"(to_dict() but timings) for {whole}/{n}")
+    for run in AB_RUNS:
+        print(f"\nper-phase p50 ms, {run}:\n| phase | {a} | {b} |\n|---|---|---|")
+        names = sorted({k for label in labels for k in phases[(label, run)]},
+                       key=lambda k: -statistics.median(phases[(a, run)].get(k) or [0.0]))
+        for k in names:
+            cells = [f"{statistics.median(phases[(label, run)][k]):.2f}" if phases[(label, run)].get(k) else "-"
+                     for label in labels]
+            if any(c not in ("0.00", "-") for c in cells):
+                print(f"| {k} | {' | '.join(cells)} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--shared", default="../shared", type=Path)
@@ -126,13 +232,22 @@ def main() -> None:
                          "(results compared: to_dict() minus timings)")
     ap.add_argument("--encode-ahead-ab", action="store_true",
                     help="only: the full engine with the query embedded ahead and inline, alternating per question")
+    ap.add_argument("--baseline", default="", help="only: full and bm25_only of this tree against this git ref, "
+                                                     "one process each, alternating (run with --as-is)")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     dataset = load_dataset(args.dataset, args.shared / "datasets")
+    if args.baseline:
+        compare_baseline(args, dataset)
+        return
     settings = {"embedder": args.embedder, "llm": "offline", "reference_date": "2026-11-29"}
     with Atlas.open(args.atlas, **settings) as atlas:
         if not args.as_is:
             build(atlas, dataset)
         doc_of = {d.id: d.origin_path.split(":", 1)[-1] for d in atlas.documents()}  # bench or eval atlas
+        if args.worker:
+            serve_queries(atlas, dataset)
+            return
         engine = atlas.engine
         atlas.query("warm up the embedder and caches")
         if args.baseline_no_cache:

@@ -40,6 +40,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 
 from .answer_type import typed_spans
 from .dates import date_bounds
@@ -319,8 +320,21 @@ def _tokens(text: str) -> list[str]:
 def _words_in(name: str, text: str) -> bool:
     """Every word of `name` (articles aside) is a word of `text`."""
     words = [t for t in _tokens(name) if t not in _ARTICLES]
-    have = set(_tokens(text))
+    have = _token_set(text)
     return bool(words) and all(w in have for w in words)
+
+
+# The graph walk asks of each of its 50 candidate passages whether it is about each option of a comparison
+# query: the same passages' words for both options and query after query, read once per text.
+@lru_cache(maxsize=1 << 12)
+def _token_set(text: str) -> frozenset[str]:
+    return frozenset(_tokens(text))
+
+
+@lru_cache(maxsize=1 << 12)
+def _initials(text: str) -> frozenset[str]:
+    """The initials of each run of capitalised words of `text` ("GNU General Public License" -> "GGPL")."""
+    return frozenset("".join(w[0] for w in run.split()) for run in _capital_runs(text))
 
 
 def _bare_title(title: str) -> str:
@@ -330,12 +344,12 @@ def _bare_title(title: str) -> str:
 def mentions(text: str, option: str) -> bool:
     """`text` names `option`: each word of it is a word of the text, an all-capitals word also as the initials
     of a run of capitalised words ("GPL" in "GNU General Public License")."""
-    have = set(_tokens(text))
+    have = _token_set(text)
     words = [w for w in _TOKEN.findall(option) if w.lower() not in _ARTICLES]
     if not words:
         return False
-    initials = {"".join(w[0] for w in run.split()) for run in _capital_runs(text)}
-    return all(w.lower() in have or (w.isupper() and len(w) > 1 and any(w in i for i in initials)) for w in words)
+    return all(w.lower() in have or (w.isupper() and len(w) > 1 and any(w in i for i in _initials(text)))
+               for w in words)
 
 
 def _capital_runs(text: str) -> list[str]:

@@ -76,7 +76,8 @@ class OnnxMiniLMEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         session = self._session(QUERY_THREADS) if kind == "query" else self.session
-        encodings = self.tokenizer.encode_batch(list(texts))
+        # one text (a query): `encode`, without the batch call's parallel machinery (the same ids either way)
+        encodings = [self.tokenizer.encode(texts[0])] if len(texts) == 1 else self.tokenizer.encode_batch(list(texts))
         order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):

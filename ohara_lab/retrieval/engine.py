@@ -54,7 +54,7 @@ from ..timing import Timer
 from .answerability import AnswerabilityModel, assess, load_model, meta_key, reads_lexical
 from .answerability.probes import make_probes
 from .answerability.profile import PROFILE_META_KEY, AtlasProfile, build_profile, config_key, stored_profile
-from .answerability.vacuous import EMPTY_ATLAS, is_empty
+from .answerability.vacuous import EMPTY_ATLAS, content_words, is_empty, known_words
 from .extensions import Extensions
 from .fingerprint import offline_fingerprint
 from .fusion import fuse, long_document_weights, normalisation, phase_weights
@@ -338,6 +338,8 @@ class Engine:
         vec = self._query_vectors.get(key)
         if vec is None:
             pending = state.pending_vector
+            if pending is not None and pending[0] == key and not pending[1].done():
+                self._while_encoding(state)
             vec = (pending[1].result() if pending is not None and pending[0] == key
                    else embedder.embed([key[1]], "query"))[0]
             with self._cache_lock:  # servers query from many threads: evict and insert as one step
@@ -368,6 +370,14 @@ class Engine:
             return
         state.pending_vector = (key, self._encoders().submit(embedder.embed, [key[1]], "query"))
 
+    def _while_encoding(self, state: QueryState) -> None:
+        """While the query is still being embedded on another core: the full-text index's document frequencies of
+        the query's words, which answerability reads whatever the vector (`bm25_relative`, `idf_coverage`, the
+        vacuity check). The store caches them per graph version, so those reads find them; values unchanged."""
+        if state.query.keywords:
+            self.store.term_document_counts(state.query.keywords)
+        known_words(content_words(state.query.raw), self.store)
+
     def _encoders(self) -> ThreadPoolExecutor:
         """This process's pool: a forked child inherits the parent's pool object but none of its threads,
         and would wait forever on it."""
@@ -390,12 +400,11 @@ class Engine:
             raise EmbeddingError(
                 f"the atlas's vectors were made by {atlas_model}, but OHARA_EMBEDDER={s.embedder} asks for "
                 f"{wanted}: run `ohara embed --embedder {wanted}` to re-embed, or query with --embedder {family}")
-        if family != "gemini" and not available(family):
-            return None, f"embedder {family!r} is not installed (pip install 'ohara-lab[dense]')"
-        key = family
-        if key not in self._embedders:
-            self._embedders[key] = get_embedder(family, s.embed_batch_size, s)
-        embedder = self._embedders[key]
+        embedder: Any = self._embedders.get(family)
+        if embedder is None:  # the install check searches sys.path (~0.2 ms): once, before the first build
+            if family != "gemini" and not available(family):
+                return None, f"embedder {family!r} is not installed (pip install 'ohara-lab[dense]')"
+            embedder = self._embedders[family] = get_embedder(family, s.embed_batch_size, s)
         if embedder.model != atlas_model:
             raise EmbeddingError(f"the atlas's vectors were made by {atlas_model}, the installed embedder makes "
                                  f"{embedder.model}: run `ohara embed` to re-embed")

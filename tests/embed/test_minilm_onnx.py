@@ -50,6 +50,16 @@ def test_queries_run_on_a_one_thread_session_with_the_same_vectors():
     assert np.array_equal(queries, documents)
 
 
+def test_one_text_is_tokenised_as_in_a_batch_cut_at_256_tokens():
+    """One text (a query) is tokenised with `encode`, not `encode_batch`: the same ids, cut at the model's 256
+    tokens too, so a long query's vector is the one it gets inside a batch."""
+    long = _texts()[-1]
+    onnx = EMBEDDERS["minilm"][1](16, "onnx")
+    single, batched = onnx.tokenizer.encode(long).ids, onnx.tokenizer.encode_batch([long, "x"])[0].ids
+    assert single == batched and len(single) == 256
+    assert onnx.embed([long], "query")[0] == pytest.approx(onnx.embed([long, long])[0], abs=1e-5)
+
+
 def test_unknown_backend_is_a_usage_error():
     with pytest.raises(UsageError, match="unknown embed backend 'cuda'"):
         EMBEDDERS["minilm"][1](16, "cuda")

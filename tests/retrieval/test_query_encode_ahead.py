@@ -70,3 +70,53 @@ def test_a_forked_process_queries_with_its_own_encoder_threads(dense_atlas):
             os._exit(0 if ok else 3)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+
+
+def test_the_install_check_runs_before_the_first_build_only(dense_atlas, monkeypatch):
+    """`available` searches sys.path (two finds per query before): an engine that has built its embedder does
+    not ask again, and one that has not still says what is missing."""
+    from ohara_lab.embed import registry  # noqa: PLC0415
+
+    engine = dense_atlas.engine
+    engine.query(QUESTION)  # built
+    monkeypatch.setattr(registry, "available", lambda name: pytest.fail("asked again after the build"))
+    engine.clear_query_cache()
+    assert "vector" not in engine.query(QUESTION + " and again").skipped
+    monkeypatch.setattr(registry, "available", lambda name: False)
+    engine._embedders.clear()
+    try:
+        assert "not installed" in engine.query(QUESTION + " once more").skipped["vector"]
+    finally:
+        engine._embedders.clear()
+
+
+def test_the_words_document_frequencies_are_read_while_the_query_is_embedded(dense_atlas, monkeypatch):
+    """While the vector is still being made on another core the engine reads what answerability will read
+    whatever the vector (the query's document frequencies, cached per graph version): before the vector phase
+    returns, not after it; the results are those of a serial run."""
+    import threading  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
+    engine, store = dense_atlas.engine, dense_atlas.store
+    question = "which consumer devices are locked down by rules"
+    engine.clear_query_cache()
+    serial = engine.query(question)
+    embedder = engine._query_embedder(engine.settings, store.vector_models())[0]
+    real, started = embedder.embed, threading.Event()
+
+    def slow(texts, kind="document"):
+        started.set()
+        time.sleep(0.2)  # still embedding when the main thread reaches the vector phase
+        return real(texts, kind)
+
+    monkeypatch.setattr(embedder, "embed", slow)
+    store.__dict__.pop("_fts_cache", None)  # forget every document frequency
+    engine.clear_query_cache()
+    state = engine.start(question, None, engine.settings)
+    assert started.wait(5)
+    engine.retrieve(state)
+    counted = store.__dict__["_fts_cache"]["df"]
+    assert set(state.query.keywords) <= set(counted)
+    ahead = engine.finish(state)
+    assert [(f.id, f.score) for f in ahead.fused] == [(f.id, f.score) for f in serial.fused]
+    assert ahead.answerability.to_dict() == serial.answerability.to_dict()
