@@ -31,13 +31,13 @@ import os
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from bench_ingest import checkout  # the package at a git ref, unpacked (this folder is on sys.path)
 
 from ohara_lab import Atlas
 from ohara_lab.eval.configs import CONFIGS
@@ -123,18 +123,6 @@ def compare_encode_ahead(atlas: Atlas, dataset, repeat: int) -> None:
     on, off = statistics.median(lat[True]), statistics.median(lat[False])
     print(f"full engine p50: query embedded ahead {on:.2f} ms, inline {off:.2f} ms ({off - on:+.2f} ms saved); "
           f"rankings identical: {same}; load {os.getloadavg()[0]:.2f}")
-
-
-def checkout(ref: str, into: Path) -> Path:
-    """The package as it is at `ref`, unpacked (no work tree is touched)."""
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "ohara_lab", "widgets", "ontology",
-                              "prompts", "pyproject.toml"], check=True, capture_output=True).stdout
-    into.mkdir(parents=True)
-    tar_path = into / "src.tar"
-    tar_path.write_bytes(archive)
-    with tarfile.open(tar_path) as tar:
-        tar.extractall(into, filter="data")
-    return into
 
 
 def serve_queries(atlas: Atlas, dataset) -> None:
