@@ -52,12 +52,20 @@ import json, sys, time
 from collections import defaultdict
 from pathlib import Path
 from ohara_lab import Atlas
+FOLDER = "folder:"
 corpus, atlas_dir, shared, overrides = sys.argv[1], sys.argv[2], Path(sys.argv[3]), json.loads(sys.argv[4])
 how = sys.argv[5] if len(sys.argv) > 5 else "batched"
 limit = int(sys.argv[6]) if len(sys.argv) > 6 else 0
 with Atlas.open(atlas_dir, **overrides) as atlas:
     items = []
-    if corpus != "shared/samples":
+    if corpus.startswith(FOLDER):  # a generic folder's corpus.jsonl, read as `ohara eval` reads it (never its queries)
+        from ohara_lab.eval.datasets.generic import CORPUS_FILE, read_documents
+        docs = read_documents(Path(corpus[len(FOLDER):]) / CORPUS_FILE)
+        docs = docs[:limit] if limit else docs
+        items = [{"text": d.text, "title": d.title, "source_id": d.id,
+                  "metadata": {k: v for k, v in (("published_at", d.published_at), ("source", d.source)) if v}}
+                 for d in docs]
+    elif corpus != "shared/samples":
         rows = json.loads((shared / "datasets/musique/musique_train_100_corpus.json").read_text())
         rows = rows[:limit] if limit else rows
         if corpus == "musique-small":  # many small documents: one per paragraph
