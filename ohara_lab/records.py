@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
+from functools import cache
 from typing import Any, Final, TypeVar
 
 from .ids import split_id
@@ -51,16 +52,28 @@ LINK_RELATIONS = (SIMILAR_TO, CONTRADICTS, PRECEDES)
 R = TypeVar("R")
 
 
+@cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    """A record class's field names, in order (`dataclasses.fields` walks the class on every call: the write
+    path asks ~100k times an ingest)."""
+    return tuple(f.name for f in fields(cls))
+
+
+@cache
+def _field_set(cls: type) -> frozenset[str]:
+    return frozenset(_field_names(cls))
+
+
 def from_dict(cls: type[R], data: dict[str, Any]) -> R:
     """Build a record from a dict, ignoring keys the record does not know (forward compatibility)."""
-    names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    names = _field_set(cls)
     return cls(**{k: v for k, v in data.items() if k in names})
 
 
 def fields_dict(record: Any) -> dict[str, Any]:
     """A flat record's fields as a dict without `asdict`'s deep copy: the same JSON, several times faster
     (records hold only JSON values: str, numbers, lists and dicts of them)."""
-    return {f.name: getattr(record, f.name) for f in fields(record)}
+    return {name: getattr(record, name) for name in _field_names(type(record))}
 
 
 def effective_decay_class(decay_class: str, indegree: int, evergreen_threshold: int) -> str:
