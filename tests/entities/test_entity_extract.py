@@ -288,3 +288,40 @@ def test_a_worker_that_dies_leaves_the_batch_to_this_process_with_the_same_menti
         assert ex.SpacyExtractor().submit(texts).result() == here
     finally:
         ner_worker._BROKEN = False
+
+
+def test_whoever_waits_runs_the_batches_the_worker_has_not_started() -> None:
+    """`ner_worker._take_unstarted`: from the last batch back, every batch not yet started is run here
+    (in that order) and taken from the worker's queue; it stops at the first one running or done."""
+    from concurrent.futures import Future
+
+    from ohara_lab.entities import ner_worker
+
+    done, running, waiting, last = Future(), Future(), Future(), Future()
+    done.set_result([["from the worker"]])
+    running.set_running_or_notify_cancel()
+    ran: list[list[str]] = []
+
+    def here(batch):
+        ran.append(list(batch))
+        return [[f"here: {t}"] for t in batch]
+
+    batches = [["a"], ["b"], ["c"], ["d"]]
+    taken = ner_worker._take_unstarted([done, running, waiting, last], batches, here)
+    assert taken == {3: [["here: d"]], 2: [["here: c"]]} and ran == [["d"], ["c"]]
+    assert waiting.cancelled() and last.cancelled() and not running.cancelled()
+
+
+@needs_spacy
+def test_a_batch_run_ahead_in_small_batches_and_partly_here_finds_the_same_mentions() -> None:
+    from ohara_lab.entities import ner_worker
+
+    texts = [f"{name} met the board of {org} in {city} on 3 May 2001." for name, org, city in
+             zip(["Ada Lovelace", "Alan Turing", "Grace Hopper"] * 14, ["IBM", "Siemens", "Nokia"] * 14,
+                 ["Paris", "Berlin", "Helsinki"] * 14)]
+    spacy_ex = ex.SpacyExtractor()
+    _, batches = spacy_ex._batched(texts, ex.AHEAD_BATCH_SIZE)
+    assert len(batches) == 3  # 42 texts in batches of 16: something for the waiting process to take
+    pending = spacy_ex.submit(texts)
+    assert pending.result() == spacy_ex.extract(texts)
+    ner_worker.shutdown()
