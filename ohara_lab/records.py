@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
-from functools import cache
 from typing import Any, Final, TypeVar
 
 from .ids import split_id
@@ -52,28 +51,29 @@ LINK_RELATIONS = (SIMILAR_TO, CONTRADICTS, PRECEDES)
 R = TypeVar("R")
 
 
-@cache
-def _field_names(cls: type) -> tuple[str, ...]:
-    """A record class's field names, in order (`dataclasses.fields` walks the class on every call: the write
-    path asks ~100k times an ingest)."""
-    return tuple(f.name for f in fields(cls))
+_FIELDS: dict[type, tuple[tuple[str, ...], frozenset[str]]] = {}
 
 
-@cache
-def _field_set(cls: type) -> frozenset[str]:
-    return frozenset(_field_names(cls))
+def _field_names(cls: type) -> tuple[tuple[str, ...], frozenset[str]]:
+    """A record class's field names, in order and as a set, read once (`dataclasses.fields` walks the class
+    on every call, and the write path asks ~100k times an ingest)."""
+    known = _FIELDS.get(cls)
+    if known is None:
+        names = tuple(f.name for f in fields(cls))
+        known = _FIELDS[cls] = (names, frozenset(names))
+    return known
 
 
 def from_dict(cls: type[R], data: dict[str, Any]) -> R:
     """Build a record from a dict, ignoring keys the record does not know (forward compatibility)."""
-    names = _field_set(cls)
+    names = _field_names(cls)[1]
     return cls(**{k: v for k, v in data.items() if k in names})
 
 
 def fields_dict(record: Any) -> dict[str, Any]:
     """A flat record's fields as a dict without `asdict`'s deep copy: the same JSON, several times faster
     (records hold only JSON values: str, numbers, lists and dicts of them)."""
-    return {name: getattr(record, name) for name in _field_names(type(record))}
+    return {name: getattr(record, name) for name in _field_names(type(record))[0]}
 
 
 def effective_decay_class(decay_class: str, indegree: int, evergreen_threshold: int) -> str:
