@@ -36,10 +36,6 @@ SPACY_BATCH_SIZE = 128  # on 2 cores batch size barely matters: 64/128/256 gave 
 # 1 MB in 100,000-character pieces took 3.6 GB in batches of 128 pieces, 0.5 GB in
 # batches of 160,000 characters.
 SPACY_BATCH_CHARS = 100_000
-# Texts per batch sent to the NER worker ahead (`SpacyExtractor.submit`): small enough that a process left
-# waiting takes the batches the worker has not started (`ner_worker`); 16 and 64 cost the same CPU in spaCy
-# (640 HotpotQA paragraphs: 4.45-4.72 s against 4.52-4.73 s, alternating).
-AHEAD_BATCH_SIZE = 16
 _MIN_WORKER_BATCH = 8  # fewer texts per worker batch cost more in pickling and round trips than they save
 MAX_SPAN_CHARS = 80
 INSTALL_HINT = "pip install 'ohara-lab[nlp]'"
@@ -274,21 +270,20 @@ class SpacyExtractor:
             return Pending(lambda: self.extract(texts))
         from . import ner_worker  # noqa: PLC0415
 
-        owners, batches = self._batched(texts, AHEAD_BATCH_SIZE)
+        owners, batches = self._batched(texts)
         results = ner_worker.submit(batches, _batch_mentions)
         return Pending(lambda: _assemble(len(texts), owners, results()))
 
-    def _batched(self, texts: list[str], most: int | None = None) -> tuple[list[int], list[list[str]]]:
-        """Which text each piece of plain text came from, and the pieces in `nlp.pipe` batches (of at most
-        `most` texts when given)."""
+    def _batched(self, texts: list[str]) -> tuple[list[int], list[list[str]]]:
+        """Which text each piece of plain text came from, and the pieces in `nlp.pipe` batches."""
         owners: list[int] = []
         plains: list[str] = []
         for i, t in enumerate(texts):
             for piece in pieces(plain_text(t), self.max_chars):
                 owners.append(i)
                 plains.append(piece)
-        most = most or self._most(len(plains))
-        return owners, [plains[lo:hi] for lo, hi in _batches([len(p) for p in plains], most, SPACY_BATCH_CHARS)]
+        return owners, [plains[lo:hi] for lo, hi in _batches([len(p) for p in plains], self._most(len(plains)),
+                                                              SPACY_BATCH_CHARS)]
 
     def _most(self, n: int) -> int:
         """Texts per batch: `batch_size`, or with workers an even share of the `n` texts so each worker

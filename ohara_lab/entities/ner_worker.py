@@ -107,12 +107,8 @@ def submit(batches: Sequence[Sequence[str]], work: Batch) -> Callable[[], list[l
         futures = [worker.thread.submit(worker.ask, b) for b in batches]
 
     def results() -> list[list[list[Mention]]]:
-        taken = _take_unstarted(futures, batches, work)
         out = []
         for i, batch in enumerate(batches):
-            if i in taken:
-                out.append(taken[i])
-                continue
             try:
                 out.append(futures[i].result())
                 continue
@@ -123,20 +119,6 @@ def submit(batches: Sequence[Sequence[str]], work: Batch) -> Callable[[], list[l
         return out
 
     return results
-
-
-def _take_unstarted(futures: Sequence[Future[list[list[Mention]]]], batches: Sequence[Sequence[str]],
-                    work: Batch) -> dict[int, list[list[Mention]]]:
-    """Whoever waits for a batch the worker has not started does it here (`work`), last batch first, one at a
-    time, so that both processes run NER when the worker is behind: the worker works from the front of its
-    queue, this process from the back, until they meet. A text's mentions do not depend on its batch, so
-    they are the same; a worker that has started every batch is simply waited for."""
-    taken: dict[int, list[list[Mention]]] = {}
-    for i in reversed(range(len(futures))):
-        if not futures[i].cancel():  # running or done: so is every batch before it (one thread, in order)
-            break
-        taken[i] = work(batches[i])
-    return taken
 
 
 def shutdown() -> None:
