@@ -13,7 +13,13 @@ alternating, `--repeats` times each; the best run of each counts, so another
 engineer's job on the shared 2-core machine counts once at most, and every run
 is printed to show the noise. `other` in the split is wall time outside every
 document's stage timer: model loading and, in batched ingest, the per-batch NER,
-tagging and vectors. A benchmark: it prints, it asserts nothing.
+tagging and vectors, and the self-calibration `ingest_texts` runs at its end
+(also printed on its own as `calibration_s`). CPU seconds of the main process and of
+its NER worker are printed beside the wall time: on a shared machine they move less than
+it does, and their sum over two cores bounds what the wall time can reach. Start-up (loading the NER model) is
+not counted. `--corpora folder:PATH` reads a generic folder's `corpus.jsonl` as
+`ohara eval` does (one document a line; its queries are never read). A
+benchmark: it prints, it asserts nothing.
 """
 from __future__ import annotations
 
@@ -48,16 +54,24 @@ VOLATILE = ("upload_time", "first_seen", "created_at", "origin_path", "rowid")
 PROFILE_KEY = "answerability_profile"  # the meta row whose profiles carry a settings hash (`ohara_lab.store.dump`)
 
 BUILD = r"""
-import json, sys, time
+import json, resource, sys, time
 from collections import defaultdict
 from pathlib import Path
 from ohara_lab import Atlas
+FOLDER = "folder:"
 corpus, atlas_dir, shared, overrides = sys.argv[1], sys.argv[2], Path(sys.argv[3]), json.loads(sys.argv[4])
 how = sys.argv[5] if len(sys.argv) > 5 else "batched"
 limit = int(sys.argv[6]) if len(sys.argv) > 6 else 0
 with Atlas.open(atlas_dir, **overrides) as atlas:
     items = []
-    if corpus != "shared/samples":
+    if corpus.startswith(FOLDER):  # a generic folder's corpus.jsonl, read as `ohara eval` reads it (never its queries)
+        from ohara_lab.eval.datasets.generic import CORPUS_FILE, read_documents
+        docs = read_documents(Path(corpus[len(FOLDER):]) / CORPUS_FILE)
+        docs = docs[:limit] if limit else docs
+        items = [{"text": d.text, "title": d.title, "source_id": d.id,
+                  "metadata": {k: v for k, v in (("published_at", d.published_at), ("source", d.source)) if v}}
+                 for d in docs]
+    elif corpus != "shared/samples":
         rows = json.loads((shared / "datasets/musique/musique_train_100_corpus.json").read_text())
         rows = rows[:limit] if limit else rows
         if corpus == "musique-small":  # many small documents: one per paragraph
@@ -68,7 +82,7 @@ with Atlas.open(atlas_dir, **overrides) as atlas:
                 merged[row["title"]].append(row["text"])
             items = [{"text": "\n\n".join(t), "title": k, "source_id": f"musique:{k}"} for k, t in merged.items()]
     atlas.ingestor.extractor.extract(["Start-up: load the NER model in Paris."])  # start-up is not ingest
-    t0 = time.perf_counter()
+    t0, cpu0, kids0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     if corpus == "shared/samples":
         rep = atlas.ingest([shared / "samples"], progress=False)
     elif how == "per-doc":
@@ -78,8 +92,16 @@ with Atlas.open(atlas_dir, **overrides) as atlas:
     else:
         rep = atlas.ingest_texts(items, progress=False)
     seconds = time.perf_counter() - t0
+    cpu, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     stats = atlas.stats()
+from ohara_lab.entities import ner_worker
+ner_worker.shutdown()  # reaped, so its CPU is counted below (it is stopped when ingest_texts returns anyway)
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+calibration = getattr(rep, "calibration", None)  # counted in `seconds`: ingest_texts self-calibrates at its end
 print(json.dumps({"seconds": seconds, "stats": stats, "timings": [o.timings_s for o in rep.outcomes],
+                  "main_cpu_s": cpu.ru_utime + cpu.ru_stime - cpu0.ru_utime - cpu0.ru_stime,
+                  "worker_cpu_s": kids.ru_utime + kids.ru_stime - kids0.ru_utime - kids0.ru_stime,
+                  "calibration_s": calibration.seconds if calibration is not None else None,
                   "failed": sum(o.status == "failed" for o in rep.outcomes)}))
 """
 
@@ -114,7 +136,9 @@ def row(run: dict) -> dict:
     stages["other"] = max(run["seconds"] - sum(stages.values()), 0.0)
     staged = sum(stages.values()) or 1.0
     paragraphs = run["stats"]["paragraphs"]
-    return {"paragraphs": paragraphs, "seconds": round(run["seconds"], 2),
+    return {"paragraphs": paragraphs, "seconds": round(run["seconds"], 2), "calibration_s": run.get("calibration_s"),
+            "main_cpu_s": round(run.get("main_cpu_s", 0.0), 2), "worker_cpu_s": round(run.get("worker_cpu_s", 0.0), 2),
+            "load": round(os.getloadavg()[0], 2),
             "paragraphs_per_s": round(paragraphs / run["seconds"], 1),
             "split_pct": {k: round(100 * stages.get(k, 0.0) / staged, 1) for k in STAGES}}
 
@@ -162,7 +186,8 @@ def main() -> None:
     ap.add_argument("--shared", default="../shared", type=Path)
     ap.add_argument("--baseline", default="main", help="git ref measured in the same run ('' for none)")
     ap.add_argument("--repeats", type=int, default=2)
-    ap.add_argument("--corpora", default=",".join(CORPORA))
+    ap.add_argument("--corpora", default=",".join(CORPORA),
+                    help=f"comma-separated: {', '.join(CORPORA)} or folder:PATH (a generic folder's corpus.jsonl)")
     ap.add_argument("--embedder", default="none")
     ap.add_argument("--ner", default="auto")
     ap.add_argument("--ner-processes", type=int, default=1,
@@ -202,15 +227,17 @@ def main() -> None:
                     diff = [t for t in digests["this"] if digests["this"][t] != digests["baseline"].get(t)]
                     print(f"{corpus}: atlases differ in {diff}")
     print("\n| corpus | code | paragraphs | best s | paragraphs/s | × baseline | runs (paragraphs/s) | "
-          + " | ".join(STAGES) + " |")
-    print("|---" * (7 + len(STAGES)) + "|")
+          "calibration s | CPU s: main + worker | load | " + " | ".join(STAGES) + " |")
+    print("|---" * (10 + len(STAGES)) + "|")
     for (corpus, name), runs in results.items():
         best = max(runs, key=lambda r: r["paragraphs_per_s"])
         base = results.get((corpus, "baseline"))
         ratio = round(best["paragraphs_per_s"] / max(r["paragraphs_per_s"] for r in base), 2) if base else ""
         split = " | ".join(f"{best['split_pct'][k]}%" for k in STAGES)
         print(f"| {corpus} | {name} | {best['paragraphs']} | {best['seconds']} | {best['paragraphs_per_s']} | {ratio} |"
-              f" {', '.join(str(r['paragraphs_per_s']) for r in runs)} | {split} |")
+              f" {', '.join(str(r['paragraphs_per_s']) for r in runs)} | {best['calibration_s']} |"
+              f" {best['main_cpu_s']} + {best['worker_cpu_s']} | {best['load']} |"
+              f" {split} |")
     for corpus, ok in same.items():
         print(f"{corpus}: atlas {'identical to' if ok else 'DIFFERENT from'} the baseline's, table by table")
 

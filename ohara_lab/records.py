@@ -51,16 +51,29 @@ LINK_RELATIONS = (SIMILAR_TO, CONTRADICTS, PRECEDES)
 R = TypeVar("R")
 
 
+_FIELDS: dict[type, tuple[tuple[str, ...], frozenset[str]]] = {}
+
+
+def _field_names(cls: type) -> tuple[tuple[str, ...], frozenset[str]]:
+    """A record class's field names, in order and as a set, read once (`dataclasses.fields` walks the class
+    on every call, and the write path asks ~100k times an ingest)."""
+    known = _FIELDS.get(cls)
+    if known is None:
+        names = tuple(f.name for f in fields(cls))
+        known = _FIELDS[cls] = (names, frozenset(names))
+    return known
+
+
 def from_dict(cls: type[R], data: dict[str, Any]) -> R:
     """Build a record from a dict, ignoring keys the record does not know (forward compatibility)."""
-    names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    names = _field_names(cls)[1]
     return cls(**{k: v for k, v in data.items() if k in names})
 
 
 def fields_dict(record: Any) -> dict[str, Any]:
     """A flat record's fields as a dict without `asdict`'s deep copy: the same JSON, several times faster
     (records hold only JSON values: str, numbers, lists and dicts of them)."""
-    return {f.name: getattr(record, f.name) for f in fields(record)}
+    return {name: getattr(record, name) for name in _field_names(type(record))[0]}
 
 
 def effective_decay_class(decay_class: str, indegree: int, evergreen_threshold: int) -> str:

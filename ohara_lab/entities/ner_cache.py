@@ -30,7 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..records import Mention
+from ..records import Mention, fields_dict
 from .extract import Pending, start_extraction
 
 log = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ def _hash(text: str) -> str:
 
 
 def _dump(mentions: list[Mention]) -> str:
-    return json.dumps([m.to_dict() for m in mentions], ensure_ascii=False, separators=(",", ":"))
+    return json.dumps([fields_dict(m) for m in mentions], ensure_ascii=False, separators=(",", ":"))
 
 
 def _load(raw: str) -> list[Mention]:

@@ -13,6 +13,7 @@ import signal
 import sys
 from typing import IO
 
+from ..records import fields_dict
 from .extract import _batch_mentions, _load_spacy
 
 
@@ -21,7 +22,7 @@ def serve(stdin: IO[bytes], stdout: IO[bytes]) -> None:
     _load_spacy()
     for line in stdin:
         found = _batch_mentions(json.loads(line))
-        stdout.write(json.dumps([[m.to_dict() for m in ms] for ms in found]).encode("ascii") + b"\n")
+        stdout.write(json.dumps([[fields_dict(m) for m in ms] for ms in found]).encode("ascii") + b"\n")
         stdout.flush()
 
 

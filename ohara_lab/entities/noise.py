@@ -111,7 +111,8 @@ class NoiseRules:
         canonical, name = m.canonical, m.name
         for rule in self.repair:
             repair = _REPAIR_KINDS[rule["kind"]]
-            fixed = repair(rule, replace(m, canonical=canonical))
+            # The repairs read the mention, never change it: `m` itself until a rule has changed its name.
+            fixed = repair(rule, m if canonical == m.canonical else replace(m, canonical=canonical))
             if fixed != canonical:
                 fired.append(str(rule["name"]))
                 name = fixed if name == canonical else repair(rule, replace(m, canonical=name)) or fixed

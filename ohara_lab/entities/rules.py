@@ -95,7 +95,7 @@ def is_opaque(token: str) -> bool:
         return False
     if _UUID.match(s):
         return True
-    if any(c.isspace() for c in s) or len(s) < 20:
+    if len(s) < 20 or any(c.isspace() for c in s):  # the same test, the cheap half first (most names are short)
         return False
     if _HEX16.match(s):
         return True

@@ -60,23 +60,20 @@ class Tagger:
         parents: Parents,
         descendants: Mapping[str, int],
     ):
-        spec_cache: dict[str, float] = {}
-
-        def spec(cls: str) -> float:
-            if cls not in spec_cache:
-                spec_cache[cls] = specificity(descendants.get(cls, 0))
-            return spec_cache[cls]
-
-        self._terms: dict[str, Entry] = {}
+        # The lexicon as given: a term's weighted classes are worked out when a text first uses it
+        # (`_entry`), not for all ~125k terms at load, most of which a corpus never meets.
+        self._terms = terms
+        self._entries: dict[str, Entry] = {}
+        self._descendants = descendants
+        self._spec: dict[str, float] = {}
         # First two words of every multi-word term → the term lengths starting so,
         # longest first; checking the two-word prefix first keeps phrase matching
         # to one dict lookup at most positions.
         prefixes: dict[str, set[int]] = {}
         phrase_words: set[str] = set()
-        for term, entry in terms.items():
-            self._terms[term] = tuple((str(c), float(w) * spec(str(c))) for c, w in entry)
-            words = term.split(" ")
-            if len(words) > 1:
+        for term in terms:
+            if " " in term:
+                words = term.split(" ")
                 prefixes.setdefault(f"{words[0]} {words[1]}", set()).add(len(words))
                 phrase_words.update(words)
         self._phrase_words = frozenset(phrase_words)
@@ -87,6 +84,17 @@ class Tagger:
         self._info: dict[str, tuple[tuple[tuple[str, float, tuple[str, ...]], ...], tuple[str, ...]]] = {}
         # token -> (the term it stands for, the base form to use inside phrases)
         self._forms: dict[str, tuple[str | None, str | None]] = {}
+
+    def _entry(self, term: str) -> Entry:
+        """The term's classes with their weights times the class's specificity (step 4)."""
+        entry = self._entries.get(term)
+        if entry is None:
+            spec = self._spec
+            for c, _ in self._terms[term]:
+                if str(c) not in spec:
+                    spec[str(c)] = specificity(self._descendants.get(str(c), 0))
+            entry = self._entries[term] = tuple((str(c), float(w) * spec[str(c)]) for c, w in self._terms[term])
+        return entry
 
     # ------------------------------------------------------------------ text → terms
     def lemma(self, token: str) -> str | None:
@@ -169,7 +177,7 @@ class Tagger:
 
     def classes_of(self, term: str) -> list[str]:
         """The classes a lexicon term points at, heaviest first."""
-        return [c for c, _ in self._terms.get(term, ())]
+        return [c for c, _ in self._entry(term)] if term in self._terms else []
 
     # ------------------------------------------------------------------ terms → classes
     def _term_info(self, term: str) -> tuple[tuple[tuple[str, float, tuple[str, ...]], ...], tuple[str, ...]]:
@@ -177,7 +185,7 @@ class Tagger:
         if info is None:
             # A class's neighbourhood: itself and its direct parents. Two terms whose
             # classes share a neighbourhood count as talking about the same thing.
-            entry = tuple((c, w, (c, *self._parents.get(c, ()))) for c, w in self._terms[term])
+            entry = tuple((c, w, (c, *self._parents.get(c, ()))) for c, w in self._entry(term))
             reach = tuple(dict.fromkeys(x for _, _, near in entry for x in near))
             info = self._info[term] = (entry, reach)
         return info

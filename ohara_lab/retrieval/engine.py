@@ -51,7 +51,7 @@ from ..phase_table import PHASE
 from ..settings import Settings
 from ..store.protocol import GraphStore
 from ..timing import Timer
-from .answerability import AnswerabilityModel, assess, load_model, meta_key, reads_lexical
+from .answerability import Answerability, AnswerabilityModel, assess, load_model, meta_key, reads_lexical
 from .answerability.probes import make_probes
 from .answerability.profile import PROFILE_META_KEY, AtlasProfile, build_profile, config_key, stored_profile
 from .answerability.vacuous import EMPTY_ATLAS, content_words, is_empty, known_words
@@ -82,6 +82,7 @@ log = logging.getLogger(__name__)
 
 QUERY_VECTOR_CACHE = 1024  # query vectors kept per engine (oldest dropped first)
 ENCODER_THREADS = os.cpu_count() or 2  # queries embedded ahead at once (servers query from several threads)
+PROBE_EVIDENCE = 5  # a probe's top results whose text may still state its answer (`build_profile`)
 LOCAL_EMBEDDERS = ("minilm", "wordllama")  # embed on this machine's cores; a network embedder embeds inline
 
 
@@ -188,9 +189,10 @@ class Engine:
         def run(question: str, left_out: frozenset[str]) -> tuple[dict[str, float | None], list[str]]:
             state = self.start(question, None, quiet, left_out)
             self.retrieve(state)
-            result = self.finish(state, after_tiers=False)
-            found = result.answerability
-            texts = [result.views[f.id].content for f in result.results[:5] if f.id in result.views]
+            _, fused, found = self._assessed(state)  # no tiers nor views: a probe reads neither
+            top = [f.id for f in fused[:min(PROBE_EVIDENCE, quiet.result_limit)]]
+            nodes = self.store.get_nodes(top)
+            texts = [_content(nodes[i]) for i in top if i in nodes]  # what the top results' views would show
             return (dict(found.features) if found is not None else {}), texts
 
         return build_profile(make_probes(self.store, settings.abstain_probes), run, version, key)
@@ -280,19 +282,7 @@ class Engine:
         """Fusion, temporal prior, tiers, the `after_tiers` extensions (unless `after_tiers` is False) and views
         over the hits the state holds."""
         settings, clock, timings = state.settings, state.clock, state.timings
-        with clock("fusion"):
-            weights = long_document_weights(phase_weights(settings, state.query.mode), state.hits, settings,
-                                            state.query.mode)
-            fused = fuse(state.hits, weights, normalisation(settings), settings.fusion, settings.rrf_k)
-        with clock("temporal"):
-            fused = self._temporal(fused, state, settings)
-        answerability = None
-        if settings.abstain != "rule":
-            with clock("answerability"):
-                vectors = state.query_vector_model if state.dense else None
-                model = self.answerability_model(settings, vectors)
-                profile = self.answerability_profile(settings, vectors is None) if model is not None else None
-                answerability = assess(state, fused, self.store, model, settings, profile)
+        weights, fused, answerability = self._assessed(state)
         with clock("tiers"):
             tiers = self._tiers(fused, settings, abstain=bool(answerability and answerability.abstain),
                                 excluded=state.excluded, analytics=state.analytics)
@@ -311,6 +301,24 @@ class Engine:
                 result.views.update(self._views(result.results, result.tiers, known=result.views.keys()))
         timings["total"] = sum(v for k, v in timings.items() if k != "total")
         return result
+
+    def _assessed(self, state: QueryState) -> tuple[dict[str, float], list[Fused], Answerability | None]:
+        """Fusion, the temporal prior and answerability (its features read nothing after them)."""
+        settings, clock = state.settings, state.clock
+        with clock("fusion"):
+            weights = long_document_weights(phase_weights(settings, state.query.mode), state.hits, settings,
+                                            state.query.mode)
+            fused = fuse(state.hits, weights, normalisation(settings), settings.fusion, settings.rrf_k)
+        with clock("temporal"):
+            fused = self._temporal(fused, state, settings)
+        answerability = None
+        if settings.abstain != "rule":
+            with clock("answerability"):
+                vectors = state.query_vector_model if state.dense else None
+                model = self.answerability_model(settings, vectors)
+                profile = self.answerability_profile(settings, vectors is None) if model is not None else None
+                answerability = assess(state, fused, self.store, model, settings, profile)
+        return weights, fused, answerability
 
     @staticmethod
     def _skip_zero(state: QueryState, phase: str, weights: dict[str, float]) -> bool:

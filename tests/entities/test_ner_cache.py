@@ -135,3 +135,15 @@ def test_bounded_least_recently_used_dropped(tmp_path):
     assert cache.hits == hits_before + 1  # the recently used one survived
     stats = cache_stats(tmp_path)
     assert stats is not None and stats["entries"] == 3
+
+
+def test_cached_rows_are_the_json_of_each_mention_s_fields_in_order():
+    """The rows are written without `asdict` (issue 30): the same JSON as `Mention.to_dict`, aliases included."""
+    from ohara_lab.entities.ner_cache import _dump, _load
+    from ohara_lab.records import Mention
+
+    found = [Mention("Ada Lovelace", "PERSON", context="met", aliases=["Lovelace", "Ada"]), Mention("1843", "DATE")]
+    raw = _dump(found)
+    assert raw == json.dumps([m.to_dict() for m in found], ensure_ascii=False, separators=(",", ":"))
+    assert raw.startswith('[{"name":"Ada Lovelace","type":"PERSON","canonical":"Ada Lovelace","confidence":1.0,')
+    assert _load(raw) == found

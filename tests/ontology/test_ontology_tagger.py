@@ -119,3 +119,20 @@ def test_query_hints_cover_every_content_word(onto):
     assert onto.query_hints("who founded the company")[0] == "Corporation"
     assert onto.query_hints("bitcoin price")[:2] == ["Currency", "CurrencyMeasure"]  # "bitcoin" via the alias table
     assert onto.query_hints("of the") == []
+
+
+def test_a_term_is_weighted_when_first_met_with_its_class_specificity():
+    """The tagger weighs a term's classes on first use (not all at load): weight × 1/(1 + ½·ln(1 + descendants))."""
+    import math
+
+    from ohara_lab.ontology.tagger import Tagger
+
+    tagger = Tagger({"river": [["River", 0.5], ["BodyOfWater", 0.25]], "bank": [["Corporation", 1.0]]}, {},
+                    {"River": ("BodyOfWater",)}, {"River": 0, "BodyOfWater": 100})
+    assert tagger._entries == {}  # nothing weighed at load
+    assert tagger.classes_of("river") == ["River", "BodyOfWater"] and tagger.classes_of("lake") == []
+    (river, w_river), (water, w_water) = tagger._entry("river")
+    assert (river, water) == ("River", "BodyOfWater") and w_river == 0.5
+    assert math.isclose(w_water, 0.25 / (1 + 0.5 * math.log(101)))  # 0.0755
+    assert set(tagger._entries) == {"river"}  # "bank" never met
+    assert tagger.tag("The rivers")[0] == "River"  # found through its base form, scored with the same weights

@@ -57,3 +57,27 @@ def test_the_cli_calibrates_on_the_atlas_itself(fresh_copy):
     bad = subprocess.run([sys.executable, "-m", "ohara_lab.cli", "calibrate", "--auto", "--dataset", "musique",
                           "--atlas", str(fresh_copy)], capture_output=True, text=True, env=offline_env(), timeout=120)
     assert bad.returncode == 2 and "--auto needs no --dataset" in bad.stderr
+
+
+def test_the_probes_features_and_evidence_equal_a_full_query_s(fresh_copy):
+    """A probe stops after answerability (no tiers, no views): what it keeps must equal what the whole
+    `finish` gives, the features and the text of the top results both, for the answerable and the twin."""
+    from ohara_lab.retrieval.answerability.probes import make_probes  # noqa: PLC0415
+    from ohara_lab.retrieval.answerability.profile import build_profile  # noqa: PLC0415
+
+    with Atlas.open(fresh_copy, read_only=True, **OFFLINE) as atlas:
+        engine, settings = atlas.engine, atlas.settings.override(abstain="model", abstain_probes=12)
+        quiet = settings.override(abstain="features", llm="offline")
+
+        def full(question, left_out):
+            state = engine.start(question, None, quiet, left_out)
+            engine.retrieve(state)
+            result = engine.finish(state, after_tiers=False)  # tiers and views built, as probes did before
+            texts = [result.views[f.id].content for f in result.results[:5] if f.id in result.views]
+            return dict(result.answerability.features), texts
+
+        probes = make_probes(atlas.store, settings.abstain_probes)
+        expected = build_profile(probes, full, atlas.store.graph_version(), "k")
+        got = engine.probe_profile(settings, "k")
+    assert got == expected and len(got.rows) == 2 * len(probes) == 24
+    assert any(r["kind"] == "null" for r in got.rows) and all(r["features"] for r in got.rows)
