@@ -198,6 +198,9 @@ def main() -> None:
                     help="with --variants: the first N MuSiQue paragraphs only (a loaded machine)")
     ap.add_argument("--out", type=Path, help="with --variants: write the table as Markdown here")
     args = ap.parse_args()
+    # A folder is read by a build that runs inside the checkout it measures: named from here, absolute.
+    args.corpora = ",".join("folder:" + str(Path(c.removeprefix("folder:")).resolve()) if c.startswith("folder:")
+                            else c for c in args.corpora.split(","))
     overrides = {"embedder": args.embedder, "ner": args.ner, "embed_paragraphs": args.embedder != "none",
                  "llm": "offline", "reference_date": "2026-11-29"}
     if args.variants:

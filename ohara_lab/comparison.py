@@ -325,13 +325,14 @@ def _words_in(name: str, text: str) -> bool:
 
 
 # The graph walk asks of each of its 50 candidate passages whether it is about each option of a comparison
-# query: the same passages' words for both options and query after query, read once per text.
-@lru_cache(maxsize=1 << 12)
+# query: the same passages' words for both options, read once per text (256: a query's candidates and the
+# next one's, not a server's whole corpus of passage texts kept for its lifetime).
+@lru_cache(maxsize=256)
 def _token_set(text: str) -> frozenset[str]:
     return frozenset(_tokens(text))
 
 
-@lru_cache(maxsize=1 << 12)
+@lru_cache(maxsize=256)
 def _initials(text: str) -> frozenset[str]:
     """The initials of each run of capitalised words of `text` ("GNU General Public License" -> "GGPL")."""
     return frozenset("".join(w[0] for w in run.split()) for run in _capital_runs(text))

@@ -346,8 +346,8 @@ class Engine:
         vec = self._query_vectors.get(key)
         if vec is None:
             pending = state.pending_vector
-            if pending is not None and pending[0] == key and not pending[1].done():
-                self._while_encoding(state)
+            if pending is not None and pending[0] == key and not pending[1].done() and state.settings.abstain != "rule":
+                self._while_encoding(state)  # reads only answerability needs: none under the rule
             vec = (pending[1].result() if pending is not None and pending[0] == key
                    else embedder.embed([key[1]], "query"))[0]
             with self._cache_lock:  # servers query from many threads: evict and insert as one step

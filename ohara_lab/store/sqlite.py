@@ -64,6 +64,8 @@ from .vectors import VectorSearch
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_S = 60.0
+# SQLite's primary result codes; `sqlite3` names them (and sets `sqlite_errorcode`) only from Python 3.11.
+SQLITE_BUSY, SQLITE_LOCKED, SQLITE_FULL = 5, 6, 13
 _TABLE_NAME = re.compile(r"CREATE (?:VIRTUAL )?TABLE IF NOT EXISTS (\w+)")
 
 
@@ -100,6 +102,18 @@ class _Connection(sqlite3.Connection):
 # What `json.dumps(value, ensure_ascii=False, separators=(",", ":"))` builds on every call, built once: the
 # same text, without a new encoder for each of the ~100k-200k rows an ingest of small documents writes.
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def _result_code(e: BaseException, message: str) -> int | None:
+    """SQLite's primary result code of `e`; before Python 3.11 (no `sqlite_errorcode`) read from its message:
+    `message` stands for the code it names (SQLITE_FULL's "database or disk is full", SQLITE_BUSY's "database
+    is locked")."""
+    code = getattr(e, "sqlite_errorcode", None)
+    if code is not None:
+        return int(code) & 0xFF
+    if message not in str(e):
+        return None
+    return SQLITE_FULL if "full" in message else SQLITE_BUSY
 
 
 def _dumps(value: Any) -> str:
@@ -237,7 +251,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         except sqlite3.IntegrityError:
             raise
         except (sqlite3.DatabaseError, OSError) as e:
-            if getattr(e, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or getattr(e, "errno", None) == errno.ENOSPC:
+            if _result_code(e, "database or disk is full") == SQLITE_FULL or getattr(e, "errno", None) == errno.ENOSPC:
                 cap = f"OHARA_ATLAS_MAX_MB={self.max_mb:g} reached" if self.max_mb else "SQLITE_FULL"
                 raise DiskFullError(f"atlas {self.location}: the disk is full ({cap})") from None
             detail = str(e) or type(e).__name__
@@ -297,7 +311,7 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as e:
-            if (getattr(e, "sqlite_errorcode", 0) & 0xFF) not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+            if _result_code(e, "database is locked") not in (SQLITE_BUSY, SQLITE_LOCKED):
                 raise  # a full disk or an I/O error says so itself (`_sql_errors` reads its code)
             waited = time.monotonic() - asked
             raise sqlite3.OperationalError(f"{e} (waited {waited:.1f} s of OHARA_BUSY_TIMEOUT_S={self.busy_timeout_s:g} "

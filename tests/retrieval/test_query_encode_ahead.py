@@ -120,3 +120,31 @@ def test_the_words_document_frequencies_are_read_while_the_query_is_embedded(den
     ahead = engine.finish(state)
     assert [(f.id, f.score) for f in ahead.fused] == [(f.id, f.score) for f in serial.fused]
     assert ahead.answerability.to_dict() == serial.answerability.to_dict()
+
+
+def test_nothing_is_read_ahead_for_answerability_under_the_corroboration_rule(dense_atlas, monkeypatch):
+    # OHARA_ABSTAIN=rule assesses nothing: the wait for the vector reads nothing for it (a remote store pays each read).
+    import threading  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
+    engine, store = dense_atlas.engine, dense_atlas.store
+    embedder = engine._query_embedder(engine.settings, store.vector_models())[0]
+    real, started = embedder.embed, threading.Event()
+
+    def slow(texts, kind="document"):
+        started.set()
+        time.sleep(0.2)
+        return real(texts, kind)
+
+    monkeypatch.setattr(embedder, "embed", slow)
+    reads: list[object] = []
+    monkeypatch.setattr(engine, "_while_encoding", reads.append)
+    for abstain, expected in (("rule", 0), ("model", 1)):
+        engine.clear_query_cache()
+        state = engine.start("which consumer devices are locked down by rules", None,
+                             engine.settings.override(abstain=abstain))
+        assert started.wait(5)
+        engine.retrieve(state)
+        assert len(reads) == expected, abstain
+        started.clear()
+        reads.clear()

@@ -166,3 +166,14 @@ def test_an_atlas_older_than_a_table_reads_it_as_empty_and_stays_untouched(atlas
     conn = sqlite3.connect(atlas_dir / "atlas.db")
     assert conn.execute("SELECT COUNT(*) FROM sqlite_master WHERE name='node_questions'").fetchone()[0] == 0
     conn.close()
+
+
+def test_result_codes_are_read_without_sqlite_errorcode():
+    # Before Python 3.11 sqlite3 errors carry no code: a full disk and a lock are told apart by their message
+    # (an error made here has no `sqlite_errorcode`, as on 3.10).
+    from ohara_lab.store.sqlite import SQLITE_BUSY, SQLITE_FULL, _result_code
+
+    assert not hasattr(sqlite3.OperationalError("database is locked"), "sqlite_errorcode")
+    assert _result_code(sqlite3.OperationalError("database is locked"), "database is locked") == SQLITE_BUSY
+    assert _result_code(sqlite3.OperationalError("database or disk is full"), "database or disk is full") == SQLITE_FULL
+    assert _result_code(sqlite3.OperationalError("disk I/O error"), "database is locked") is None
