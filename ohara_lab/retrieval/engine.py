@@ -86,10 +86,10 @@ PROBE_EVIDENCE = 5  # a probe's top results whose text may still state its answe
 LOCAL_EMBEDDERS = ("minilm", "wordllama")  # embed on this machine's cores; a network embedder embeds inline
 
 
-
 def _vector_key(embedder: Any, state: QueryState) -> tuple[str, str]:
     """What a query vector is cached and awaited under: the model and the query's first 2,000 characters."""
     return embedder.model, state.query.raw[:2000]
+
 
 @dataclass(frozen=True)
 class Phase:

@@ -104,16 +104,16 @@ class _Connection(sqlite3.Connection):
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
-def _result_code(e: BaseException, message: str) -> int | None:
-    """SQLite's primary result code of `e`; before Python 3.11 (no `sqlite_errorcode`) read from its message:
-    `message` stands for the code it names (SQLITE_FULL's "database or disk is full", SQLITE_BUSY's "database
-    is locked")."""
+# Before Python 3.11 an error carries no code, only SQLite's own message for it.
+_CODE_MESSAGES = {"database or disk is full": SQLITE_FULL, "database is locked": SQLITE_BUSY}
+
+
+def _result_code(e: BaseException) -> int | None:
+    """SQLite's primary result code of `e` (read from its message where `sqlite_errorcode` is missing)."""
     code = getattr(e, "sqlite_errorcode", None)
     if code is not None:
         return int(code) & 0xFF
-    if message not in str(e):
-        return None
-    return SQLITE_FULL if "full" in message else SQLITE_BUSY
+    return next((c for message, c in _CODE_MESSAGES.items() if message in str(e)), None)
 
 
 def _dumps(value: Any) -> str:
@@ -251,11 +251,11 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         except sqlite3.IntegrityError:
             raise
         except (sqlite3.DatabaseError, OSError) as e:
-            if _result_code(e, "database or disk is full") == SQLITE_FULL or getattr(e, "errno", None) == errno.ENOSPC:
+            if _result_code(e) == SQLITE_FULL or getattr(e, "errno", None) == errno.ENOSPC:
                 cap = f"OHARA_ATLAS_MAX_MB={self.max_mb:g} reached" if self.max_mb else "SQLITE_FULL"
                 raise DiskFullError(f"atlas {self.location}: the disk is full ({cap})") from None
             detail = str(e) or type(e).__name__
-            if ("locked" in detail or "busy" in detail) and "waited" not in detail:
+            if "locked" in detail or "busy" in detail:
                 detail += " (another process was writing to it)"
             raise StoreError(f"atlas {self.location}: {detail}") from None
 
@@ -311,11 +311,11 @@ class SqliteStore(SqliteSearchMixin, SqliteCurationMixin):
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as e:
-            if _result_code(e, "database is locked") not in (SQLITE_BUSY, SQLITE_LOCKED):
+            if _result_code(e) not in (SQLITE_BUSY, SQLITE_LOCKED):
                 raise  # a full disk or an I/O error says so itself (`_sql_errors` reads its code)
             waited = time.monotonic() - asked
-            raise sqlite3.OperationalError(f"{e} (waited {waited:.1f} s of OHARA_BUSY_TIMEOUT_S={self.busy_timeout_s:g} "
-                                           "for another writer's lock)") from None
+            raise StoreError(f"atlas {self.location}: {e} (waited {waited:.1f} s of OHARA_BUSY_TIMEOUT_S="
+                             f"{self.busy_timeout_s:g} for another writer's lock)") from None
 
     @contextmanager
     def write_group(self) -> Iterator[None]:

@@ -174,6 +174,6 @@ def test_result_codes_are_read_without_sqlite_errorcode():
     from ohara_lab.store.sqlite import SQLITE_BUSY, SQLITE_FULL, _result_code
 
     assert not hasattr(sqlite3.OperationalError("database is locked"), "sqlite_errorcode")
-    assert _result_code(sqlite3.OperationalError("database is locked"), "database is locked") == SQLITE_BUSY
-    assert _result_code(sqlite3.OperationalError("database or disk is full"), "database or disk is full") == SQLITE_FULL
-    assert _result_code(sqlite3.OperationalError("disk I/O error"), "database is locked") is None
+    assert _result_code(sqlite3.OperationalError("database is locked")) == SQLITE_BUSY
+    assert _result_code(sqlite3.OperationalError("database or disk is full")) == SQLITE_FULL
+    assert _result_code(sqlite3.OperationalError("disk I/O error")) is None
